@@ -1,0 +1,205 @@
+//! The link step: what rustc's `llvm-bitcode-linker` would do for `nvptx64-nvidia-cuda`.
+//!
+//! rustc calls the linker with the crate's bitcode objects, the `.rlib`s of its dependencies
+//! (archives of bitcode), `--export-symbol` for every kernel, `--target-cpu`, `--target-feature`
+//! and `-o`. We link the crate's objects, pull in only what they need from the archives,
+//! internalize everything but the kernels, optimize, and let `llc` write PTX.
+
+use crate::BuildError;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Set (to the llvm-tools folder) on the nested cargo: a process that finds it in its
+/// environment was started by rustc as the linker.
+pub(crate) const LLVM_BIN_ENV: &str = "WARPKIT_BUILDER_LINKER_LLVM_BIN";
+
+/// Set when `llc` must emit for another target than rustc compiled for (below sm_70).
+pub(crate) const CPU_ENV: &str = "WARPKIT_BUILDER_LINKER_CPU";
+
+/// If rustc started this process as the PTX linker, performs the link and exits.
+///
+/// [`crate::PtxBuilder`] passes the running executable (normally a `build.rs`) to rustc as
+/// the linker, so every program that drives a [`crate::PtxBuilder`] must call this (or
+/// `build`, which calls it) before doing anything else.
+pub fn run_as_linker_if_requested() {
+    if std::env::var_os(LLVM_BIN_ENV).is_none() {
+        return;
+    }
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    match LinkArgs::parse(&args).and_then(|a| a.link()) {
+        Ok(()) => std::process::exit(0),
+        Err(e) => {
+            eprintln!("warpkit PTX linker: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct LinkArgs {
+    objects: Vec<PathBuf>,
+    archives: Vec<PathBuf>,
+    exports: Vec<String>,
+    output: PathBuf,
+    cpu: String,
+    features: Vec<String>,
+    opt_level: String,
+}
+
+impl LinkArgs {
+    fn parse(args: &[OsString]) -> Result<LinkArgs, BuildError> {
+        let mut parsed = LinkArgs {
+            opt_level: "3".into(),
+            ..Default::default()
+        };
+        let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
+        while let Some(arg) = it.next() {
+            let mut value = |flag: &str| it.next().ok_or_else(|| BuildError::Link(format!("{flag} needs a value")));
+            match arg.as_str() {
+                "--export-symbol" => parsed.exports.push(value("--export-symbol")?),
+                "-o" => parsed.output = PathBuf::from(value("-o")?),
+                "--target-cpu" => parsed.cpu = value("--target-cpu")?,
+                "--target-feature" => parsed.features.push(value("--target-feature")?),
+                "-L" | "--target" => {
+                    value(&arg)?;
+                }
+                "--debug" => {}
+                _ if arg.starts_with("--target-feature=") => {
+                    parsed.features.push(arg["--target-feature=".len()..].to_owned())
+                }
+                _ if arg.starts_with("-O") => parsed.opt_level = arg[2..].to_owned(),
+                _ if arg.ends_with(".rlib") => parsed.archives.push(arg.into()),
+                _ if arg.ends_with(".o") => parsed.objects.push(arg.into()),
+                _ => return Err(BuildError::Link(format!("unexpected linker argument `{arg}`"))),
+            }
+        }
+        if parsed.output.as_os_str().is_empty() || parsed.cpu.is_empty() {
+            return Err(BuildError::Link("rustc passed no -o or --target-cpu".into()));
+        }
+        Ok(parsed)
+    }
+
+    fn link(&self) -> Result<(), BuildError> {
+        let llvm = crate::toolchain::llvm_bin_for_linker()?;
+        let work = self.output.with_extension("link-tmp");
+        let _ = std::fs::remove_dir_all(&work);
+        std::fs::create_dir_all(&work).map_err(|e| BuildError::io(&work, e))?;
+
+        let mut members = Vec::new();
+        for (i, archive) in self.archives.iter().enumerate() {
+            let dir = work.join(format!("lib{i}"));
+            std::fs::create_dir_all(&dir).map_err(|e| BuildError::io(&dir, e))?;
+            run(Command::new(llvm.join("llvm-ar")).arg("x").arg(archive).current_dir(&dir))?;
+            for entry in std::fs::read_dir(&dir).map_err(|e| BuildError::io(&dir, e))? {
+                let path = entry.map_err(|e| BuildError::io(&dir, e))?.path();
+                if path.extension().is_some_and(|e| e == "o") {
+                    members.push(path);
+                }
+            }
+        }
+        members.sort();
+
+        let crate_bc = work.join("crate.bc");
+        run(Command::new(llvm.join("llvm-link")).args(&self.objects).arg("-o").arg(&crate_bc))?;
+        let linked = work.join("linked.bc");
+        run(Command::new(llvm.join("llvm-link"))
+            .arg(&crate_bc)
+            .arg("--only-needed")
+            .args(&members)
+            .arg("-o")
+            .arg(&linked))?;
+
+        let optimized = work.join("optimized.bc");
+        let level = match self.opt_level.as_str() {
+            "0" | "1" | "2" | "3" | "s" | "z" => self.opt_level.as_str(),
+            _ => "3",
+        };
+        run(Command::new(llvm.join("opt"))
+            .arg(format!("-passes=internalize,default<O{level}>"))
+            // Fully unroll constant-trip loops over register arrays, as nvcc does: a loop left
+            // rolled indexes its array at run time and moves it to local memory.
+            .arg("-unroll-threshold=1000")
+            .arg(format!("--internalize-public-api-list={}", self.exports.join(",")))
+            .arg(&linked)
+            .arg("-o")
+            .arg(&optimized))?;
+
+        let partial = work.join("out.ptx");
+        let mut llc = Command::new(llvm.join("llc"));
+        let cpu = std::env::var(CPU_ENV).unwrap_or_else(|_| self.cpu.clone());
+        llc.arg(format!("-mcpu={cpu}")).arg("-O3");
+        let features: Vec<&str> = self
+            .features
+            .iter()
+            .flat_map(|f| f.split(','))
+            .filter(|f| !f.is_empty())
+            .collect();
+        if !features.is_empty() {
+            llc.arg(format!("-mattr={}", features.join(",")));
+        }
+        run(llc.arg(&optimized).arg("-o").arg(&partial))?;
+        std::fs::rename(&partial, &self.output).map_err(|e| BuildError::io(&self.output, e))?;
+        std::fs::remove_dir_all(&work).map_err(|e| BuildError::io(&work, e))
+    }
+}
+
+fn run(cmd: &mut Command) -> Result<(), BuildError> {
+    let output = cmd
+        .output()
+        .map_err(|e| BuildError::Link(format!("cannot run {:?}: {e}", cmd.get_program())))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(BuildError::Link(format!(
+        "{} failed:\n{}",
+        Path::new(cmd.get_program()).display(),
+        String::from_utf8_lossy(&output.stderr)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn parses_what_rustc_passes() {
+        let a = LinkArgs::parse(&args(&[
+            "--export-symbol",
+            "k1",
+            "--export-symbol",
+            "k2",
+            "/t/deps/crate.cgu.0.rcgu.o",
+            "/t/deps/libcore-1.rlib",
+            "-L",
+            "/t/raw-dylibs",
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "--target-cpu",
+            "sm_100a",
+            "--target-feature=+ptx86",
+            "-o",
+            "/t/deps/warpkit.ptx",
+            "-O3",
+            "--debug",
+        ]))
+        .unwrap();
+        assert_eq!(a.exports, ["k1", "k2"]);
+        assert_eq!(a.objects, [PathBuf::from("/t/deps/crate.cgu.0.rcgu.o")]);
+        assert_eq!(a.archives, [PathBuf::from("/t/deps/libcore-1.rlib")]);
+        assert_eq!(a.cpu, "sm_100a");
+        assert_eq!(a.features, ["+ptx86"]);
+        assert_eq!(a.output, PathBuf::from("/t/deps/warpkit.ptx"));
+    }
+
+    #[test]
+    fn rejects_unknown_arguments_and_missing_output() {
+        assert!(LinkArgs::parse(&args(&["--whatever"])).is_err());
+        assert!(LinkArgs::parse(&args(&["--target-cpu", "sm_90"])).is_err());
+        assert!(LinkArgs::parse(&args(&["-o"])).is_err());
+    }
+}

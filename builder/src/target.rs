@@ -1,0 +1,127 @@
+//! The NVIDIA targets a kernel crate is compiled for.
+
+use std::fmt;
+
+/// One PTX target: a `.target sm_XX[a]` and the PTX ISA version it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Target {
+    /// Compute capability times ten: 70 for `sm_70`, 100 for `sm_100a`.
+    pub compute: u32,
+    /// Arch-specific target (`sm_100a`): runs only on that exact compute capability.
+    pub arch_specific: bool,
+    /// PTX ISA version times ten (`86` for 8.6); `None` keeps LLVM's default.
+    pub ptx_version: Option<u32>,
+}
+
+impl Target {
+    /// `sm_60`: the oldest target the crate builds for (only the deprecated `shfl` there).
+    pub const SM_60: Target = Target::new(60);
+    /// `sm_70` (Volta): independent thread scheduling, `match.sync`.
+    pub const SM_70: Target = Target::new(70);
+    /// `sm_80` (Ampere): integer and bitwise `redux.sync`.
+    pub const SM_80: Target = Target::new(80);
+    /// `sm_90` (Hopper: H100, H200).
+    pub const SM_90: Target = Target::new(90);
+    /// `sm_100a` (Blackwell, arch-specific) with PTX 8.6: `redux.sync` on `f32`.
+    pub const SM_100A: Target = Target {
+        compute: 100,
+        arch_specific: true,
+        ptx_version: Some(86),
+    };
+    /// The targets the library ships PTX for.
+    pub const DEFAULT: [Target; 4] = [Self::SM_70, Self::SM_80, Self::SM_90, Self::SM_100A];
+
+    /// A plain (not arch-specific) target with LLVM's default PTX version.
+    pub const fn new(compute: u32) -> Target {
+        Target {
+            compute,
+            arch_specific: false,
+            ptx_version: None,
+        }
+    }
+
+    /// The name rustc and ptxas use: `sm_90`, `sm_100a`.
+    pub fn name(&self) -> String {
+        self.to_string()
+    }
+
+    /// Parses `sm_90` or `sm_100a`; `sm_100a` gets PTX 8.6, as the `f32` `redux.sync` needs.
+    pub fn parse(name: &str) -> Option<Target> {
+        let digits = name.strip_prefix("sm_")?;
+        let (digits, arch_specific) = match digits.strip_suffix('a') {
+            Some(d) => (d, true),
+            None => (digits, false),
+        };
+        let compute: u32 = digits.parse().ok()?;
+        if compute < 30 {
+            return None;
+        }
+        let ptx_version = arch_specific.then_some(86);
+        Some(Target {
+            compute,
+            arch_specific,
+            ptx_version,
+        })
+    }
+
+    /// Whether PTX for this target can be loaded on a device of compute capability
+    /// `major.minor`: plain targets run on any newer device (the driver compiles the PTX),
+    /// arch-specific ones only on their own.
+    pub fn runs_on(&self, major: u32, minor: u32) -> bool {
+        let device = major * 10 + minor;
+        if self.arch_specific {
+            device == self.compute
+        } else {
+            device >= self.compute
+        }
+    }
+
+    /// The oldest target rustc's nvptx64 backend accepts as `-C target-cpu`.
+    pub const RUSTC_MINIMUM: Target = Target::SM_70;
+
+    /// rustc flags that select this target. rustc accepts sm_70 and later only: an older
+    /// target is compiled as sm_70 with `--cfg warpkit_target_below_sm70` (so code can offer
+    /// what exists only there), and the linker's `llc` then emits PTX for the real target.
+    pub(crate) fn rustc_flags(&self) -> Vec<String> {
+        let cpu = if *self < Self::RUSTC_MINIMUM { Self::RUSTC_MINIMUM } else { *self };
+        let mut flags = vec![format!("-Ctarget-cpu={cpu}")];
+        if *self < Self::RUSTC_MINIMUM {
+            flags.push("--cfg=warpkit_target_below_sm70".into());
+        }
+        if let Some(v) = self.ptx_version {
+            flags.push(format!("-Ctarget-feature=+ptx{v}"));
+        }
+        flags
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let suffix = if self.arch_specific { "a" } else { "" };
+        write!(f, "sm_{}{}", self.compute, suffix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for t in [Target::SM_60, Target::SM_70, Target::SM_90, Target::SM_100A] {
+            assert_eq!(Target::parse(&t.name()), Some(t));
+        }
+        assert_eq!(Target::parse("sm_9x"), None);
+        assert_eq!(Target::parse("compute_90"), None);
+        assert_eq!(Target::parse("sm_20"), None);
+    }
+
+    #[test]
+    fn arch_specific_targets_run_only_on_their_own_device() {
+        assert!(Target::SM_100A.runs_on(10, 0));
+        assert!(!Target::SM_100A.runs_on(10, 3));
+        assert!(!Target::SM_100A.runs_on(9, 0));
+        assert!(Target::SM_70.runs_on(9, 0));
+        assert!(!Target::SM_90.runs_on(8, 9));
+    }
+}

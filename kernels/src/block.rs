@@ -1,0 +1,83 @@
+//! Block-wide reduce and scan, built on the warp layer and shared memory.
+//!
+//! Each takes `scratch`, shared memory for one `T` per warp (at most 32), and synchronizes
+//! the block twice.
+//!
+//! # Safety (every function here)
+//! - Every thread of the block calls the function, with the same `op` and `scratch`.
+//! - The block has a multiple of 32 threads, at most 1024.
+//! - `scratch` points to shared memory for 32 `T`s that nothing else uses until the block
+//!   has synchronized again after the call.
+
+#[cfg(target_arch = "nvptx64")]
+use crate::{lane::lane_id, ops::ReduceOp, thread, tile::Warp};
+#[cfg(target_arch = "nvptx64")]
+use bytemuck::Pod;
+
+/// The block's reduction, in every thread.
+///
+/// # Safety
+/// See the [module docs](self).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn reduce<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch: *mut T) -> T {
+    let warp = Warp::full();
+    let warp_total = warp.reduce(value, op);
+    let warp_id = thread::thread_idx_x() / 32;
+    let warps = thread::block_dim_x() / 32;
+    // SAFETY: the caller gives 32 Ts of shared memory and calls from every thread.
+    unsafe {
+        if lane_id() == 0 {
+            *scratch.add(warp_id as usize) = warp_total;
+        }
+        thread::sync_threads();
+        let lane = lane_id();
+        let partial = if lane < warps { *scratch.add(lane as usize) } else { op.identity() };
+        thread::sync_threads();
+        warp.reduce(partial, op)
+    }
+}
+
+/// The block's exclusive scan: (`x[0] ⊕ … ⊕ x[t-1]`, the block's total) in thread `t`;
+/// thread 0 gets the identity.
+///
+/// # Safety
+/// See the [module docs](self).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn exclusive_scan<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch: *mut T) -> (T, T) {
+    let warp = Warp::full();
+    let inclusive = warp.inclusive_scan(value, op);
+    let exclusive = warp.shfl_up(inclusive, 1);
+    let lane = lane_id();
+    let warp_id = thread::thread_idx_x() / 32;
+    let warps = thread::block_dim_x() / 32;
+    // SAFETY: the caller gives 32 Ts of shared memory and calls from every thread.
+    unsafe {
+        if lane == 31 {
+            *scratch.add(warp_id as usize) = inclusive;
+        }
+        thread::sync_threads();
+        let total = if lane < warps { *scratch.add(lane as usize) } else { op.identity() };
+        thread::sync_threads();
+        let warp_prefix = warp.exclusive_scan(total, op);
+        let block_total = warp.shfl(warp.inclusive_scan(total, op), 31);
+        let before_warp = warp.shfl(warp_prefix, warp_id);
+        let within_warp = if lane == 0 { op.identity() } else { exclusive };
+        let prefix = if warp_id == 0 { within_warp } else if lane == 0 { before_warp } else { op.combine(before_warp, within_warp) };
+        (prefix, block_total)
+    }
+}
+
+/// The block's inclusive scan: (`x[0] ⊕ … ⊕ x[t]`, the block's total) in thread `t`.
+///
+/// # Safety
+/// See the [module docs](self).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn inclusive_scan<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch: *mut T) -> (T, T) {
+    // SAFETY: forwarded.
+    let (prefix, total) = unsafe { exclusive_scan(value, op, scratch) };
+    let inclusive = if thread::thread_idx_x() == 0 { value } else { op.combine(prefix, value) };
+    (inclusive, total)
+}

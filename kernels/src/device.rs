@@ -1,0 +1,495 @@
+//! Device-wide algorithms: the per-block work ("agents" in CUB's terms) of the kernels that
+//! `warpkit-host` launches, and their tuning, kept apart as plain data.
+//!
+//! - [`reduce`]: one pass. Each block reduces a grid-strided share with 16-byte loads, writes
+//!   its partial and takes a ticket; the block that takes the last ticket reduces the partials
+//!   in block order and resets the ticket counter. One launch, and deterministic: the grid
+//!   size depends only on the length and the device, so the combining order is fixed.
+//! - [`scan`]: one pass with decoupled look-back. Each tile publishes its aggregate, then its
+//!   inclusive prefix; a tile finds its prefix from the closest predecessor that has published
+//!   a prefix `P_j`, folding the aggregates after it left to right. Because every `P_k` is
+//!   defined as `P_{k-1} ⊕ A_k`, that fold gives `P_{k-1}` bit for bit whichever `j` it starts
+//!   from, so float scans are deterministic too. Tile flags carry an epoch, so the status array
+//!   needs no clearing launch between runs.
+//! - [`rows_reduce`], [`rows_scan`]: one warp per row, rows of one width or given by offsets.
+
+/// Block sizes, items per thread and grid shape, by algorithm.
+pub mod tuning {
+    /// Threads per block of the device reduce.
+    pub const REDUCE_THREADS: u32 = 256;
+    /// Resident blocks per multiprocessor the reduce grid is sized for.
+    pub const REDUCE_BLOCKS_PER_SM: u32 = 4;
+    /// 16-byte loads each thread has in flight per loop step.
+    pub const REDUCE_UNROLL: usize = 4;
+    /// Threads per block of the device scan.
+    pub const SCAN_THREADS: u32 = 256;
+    /// Items per thread of the device scan: 64 bytes of 4- or 8-byte items.
+    pub const fn scan_items(size_of_item: usize) -> usize {
+        64 / size_of_item
+    }
+    /// Threads per block of the row kernels (one warp per row).
+    pub const ROWS_THREADS: u32 = 256;
+    /// Items each lane of a row scan handles per step.
+    pub const ROWS_SCAN_ITEMS: usize = 4;
+    /// Bytes of `.shared` scratch every library kernel gets.
+    pub const SCRATCH_BYTES: usize = 1024;
+    /// Tile flags: the low two bits say what a tile has published, the rest the run's epoch.
+    pub const FLAG_AGGREGATE: u32 = 1;
+    /// See [`FLAG_AGGREGATE`].
+    pub const FLAG_PREFIX: u32 = 2;
+    /// Epochs run from 1 to this, then the flags are cleared and it starts again.
+    pub const MAX_EPOCH: u32 = (1 << 30) - 1;
+}
+
+/// Items that a thread loads with one 16-byte access.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct Vector<T, const N: usize>(pub [T; N]);
+
+#[cfg(target_arch = "nvptx64")]
+pub use gpu::*;
+
+#[cfg(target_arch = "nvptx64")]
+mod gpu {
+    use super::{Vector, tuning::*};
+    use crate::lane::{LaneMask, lane_id};
+    use crate::ops::ReduceOp;
+    use crate::shfl::{ShflMode, shfl_sync_mode};
+    use crate::tile::{Tile, Warp};
+    use crate::{block, thread};
+    use bytemuck::Pod;
+    use core::arch::asm;
+    use core::mem::size_of;
+
+    /// `ld.acquire.gpu.u32`
+    #[inline(always)]
+    unsafe fn load_acquire(p: *const u32) -> u32 {
+        let v: u32;
+        // SAFETY: the caller passes a valid global pointer.
+        unsafe { asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack)) };
+        v
+    }
+
+    /// `st.release.gpu.u32`
+    #[inline(always)]
+    unsafe fn store_release(p: *mut u32, v: u32) {
+        // SAFETY: the caller passes a valid global pointer.
+        unsafe { asm!("st.release.gpu.u32 [{p}], {v};", v = in(reg32) v, p = in(reg64) p, options(nostack)) };
+    }
+
+    /// `ld.relaxed.gpu.u64`: bypasses the incoherent L1 for data other blocks wrote.
+    #[inline(always)]
+    unsafe fn load_relaxed(p: *const u64) -> u64 {
+        let v: u64;
+        // SAFETY: the caller passes a valid global pointer.
+        unsafe { asm!("ld.relaxed.gpu.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack)) };
+        v
+    }
+
+    /// `st.relaxed.gpu.u64`
+    #[inline(always)]
+    unsafe fn store_relaxed(p: *mut u64, v: u64) {
+        // SAFETY: the caller passes a valid global pointer.
+        unsafe { asm!("st.relaxed.gpu.u64 [{p}], {v};", v = in(reg64) v, p = in(reg64) p, options(nostack)) };
+    }
+
+    /// `atom.acq_rel.gpu.add.u32`: returns the old value.
+    #[inline(always)]
+    unsafe fn fetch_add_acq_rel(p: *mut u32, v: u32) -> u32 {
+        let old: u32;
+        // SAFETY: the caller passes a valid global pointer.
+        unsafe {
+            asm!("atom.acq_rel.gpu.add.u32 {o}, [{p}], {v};", o = out(reg32) old, v = in(reg32) v, p = in(reg64) p,
+                options(nostack))
+        };
+        old
+    }
+
+    /// `ld.relaxed.gpu.u32` for each word of a value another block wrote.
+    #[inline(always)]
+    unsafe fn load_relaxed_pod<T: Pod>(p: *const T) -> T {
+        const { assert!(size_of::<T>() % 4 == 0 && core::mem::align_of::<T>() >= 4) };
+        let mut out = T::zeroed();
+        let dst = &mut out as *mut T as *mut u32;
+        for k in 0..size_of::<T>() / 4 {
+            let v: u32;
+            // SAFETY: the caller passes a valid global pointer to a whole T.
+            unsafe {
+                asm!("ld.relaxed.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) (p as *const u32).add(k),
+                    options(nostack));
+                *dst.add(k) = v;
+            }
+        }
+        out
+    }
+
+    /// A value of at most 8 bytes as the low bytes of a `u64`, and back.
+    #[inline(always)]
+    fn to_word<T: Pod>(v: T) -> u64 {
+        const { assert!(size_of::<T>() <= 8) };
+        let mut w = 0u64;
+        bytemuck::bytes_of_mut(&mut w)[..size_of::<T>()].copy_from_slice(bytemuck::bytes_of(&v));
+        w
+    }
+
+    #[inline(always)]
+    fn from_word<T: Pod>(w: u64) -> T {
+        bytemuck::pod_read_unaligned(&bytemuck::bytes_of(&w)[..size_of::<T>()])
+    }
+
+    /// Elements before the first 16-byte boundary of `p`, at most `len`.
+    #[inline(always)]
+    fn head_len<T>(p: *const T, len: usize) -> usize {
+        let misaligned = (p as usize % 16) / size_of::<T>();
+        (((16 / size_of::<T>()) - misaligned) % (16 / size_of::<T>())).min(len)
+    }
+
+    /// One block's part of the single-pass device reduce; see the [module docs](super).
+    ///
+    /// # Safety
+    /// Launched with [`REDUCE_THREADS`] threads per block; `input` holds `len` items;
+    /// `partials` has room for one `T` per block; `counter` is zero before the launch and no
+    /// other launch uses it concurrently; `scratch` is shared memory for 32 `T`s and `flag` a
+    /// shared `u32`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn reduce<T: Pod, U: Pod, Op: ReduceOp<U>, const VEC: usize>(
+        input: *const T,
+        len: usize,
+        partials: *mut U,
+        counter: *mut u32,
+        output: *mut U,
+        load: impl Fn(usize, T) -> U,
+        op: Op,
+        scratch: *mut U,
+        flag: *mut u32,
+    ) {
+        const { assert!(VEC * size_of::<T>() == 16) };
+        let tid = thread::thread_idx_x();
+        let block_id = thread::block_idx_x();
+        let grid = thread::grid_dim_x();
+        let global = thread::global_index();
+        let stride = thread::grid_threads();
+        // SAFETY: the caller's conditions; every index below is checked against `len`.
+        unsafe {
+            let head = head_len(input, len);
+            let body = (len - head) / VEC;
+            let tail = head + body * VEC;
+            let mut acc = op.identity();
+            if global < head {
+                acc = op.combine(acc, load(global, *input.add(global)));
+            }
+            let vectors = input.add(head) as *const Vector<T, VEC>;
+            let mut i = global;
+            while i + (REDUCE_UNROLL - 1) * stride < body {
+                let mut loaded = [Vector([T::zeroed(); VEC]); REDUCE_UNROLL];
+                #[allow(clippy::needless_range_loop)] // index loops unroll; array iterators do not
+                for u in 0..REDUCE_UNROLL {
+                    loaded[u] = *vectors.add(i + u * stride);
+                }
+                #[allow(clippy::needless_range_loop)]
+                for u in 0..REDUCE_UNROLL {
+                    let first = head + (i + u * stride) * VEC;
+                    for e in 0..VEC {
+                        acc = op.combine(acc, load(first + e, loaded[u].0[e]));
+                    }
+                }
+                i += REDUCE_UNROLL * stride;
+            }
+            while i < body {
+                let v = *vectors.add(i);
+                for e in 0..VEC {
+                    acc = op.combine(acc, load(head + i * VEC + e, v.0[e]));
+                }
+                i += stride;
+            }
+            if global < len - tail {
+                acc = op.combine(acc, load(tail + global, *input.add(tail + global)));
+            }
+            let block_total = block::reduce(acc, op, scratch);
+            if tid == 0 {
+                *partials.add(block_id as usize) = block_total;
+                *flag = (fetch_add_acq_rel(counter, 1) == grid - 1) as u32;
+            }
+            thread::sync_threads();
+            if *flag == 0 {
+                return;
+            }
+            let mut acc = op.identity();
+            let mut b = tid;
+            while b < grid {
+                acc = op.combine(acc, load_relaxed_pod(partials.add(b as usize)));
+                b += REDUCE_THREADS;
+            }
+            let total = block::reduce(acc, op, scratch);
+            if tid == 0 {
+                *output = total;
+                *counter = 0;
+            }
+        }
+    }
+
+    /// The tile-status arrays of a scan: one flag and two values per tile.
+    #[derive(Clone, Copy)]
+    pub struct TileStatus {
+        pub flags: *mut u32,
+        pub aggregates: *mut u64,
+        pub prefixes: *mut u64,
+        pub epoch: u32,
+    }
+
+    impl TileStatus {
+        #[inline(always)]
+        unsafe fn publish(self, tile: u32, kind: u32, value: u64) {
+            let slot = if kind == FLAG_PREFIX { self.prefixes } else { self.aggregates };
+            // SAFETY: `tile` is below the number of tiles the arrays were sized for.
+            unsafe {
+                store_relaxed(slot.add(tile as usize), value);
+                store_release(self.flags.add(tile as usize), (self.epoch << 2) | kind);
+            }
+        }
+
+        /// Waits until `tile` has published something in this epoch; returns its kind.
+        #[inline(always)]
+        unsafe fn wait(self, tile: u32) -> u32 {
+            loop {
+                // SAFETY: as for `publish`.
+                let f = unsafe { load_acquire(self.flags.add(tile as usize)) };
+                if f >> 2 == self.epoch {
+                    return f & 3;
+                }
+            }
+        }
+    }
+
+    /// Warp 0's look-back: the inclusive prefix of all tiles before `tile` (`tile > 0`).
+    #[inline(always)]
+    unsafe fn look_back<T: Pod, Op: ReduceOp<T>>(tile: u32, status: TileStatus, op: Op) -> T {
+        let lane = lane_id();
+        let warp = Warp::full();
+        let mut end = tile;
+        // SAFETY: every index read is below `tile`.
+        unsafe {
+            let closest_prefix = loop {
+                let has = lane < end;
+                let kind = if has { status.wait(end - 1 - lane) } else { 0 };
+                let prefixes = crate::vote::ballot(LaneMask::FULL, has && kind == FLAG_PREFIX);
+                if prefixes != 0 {
+                    break end - 1 - prefixes.trailing_zeros();
+                }
+                end -= 32;
+            };
+            crate::lane::warp_sync(LaneMask::FULL);
+            let mut acc: T = from_word(load_relaxed(status.prefixes.add(closest_prefix as usize)));
+            let mut first = closest_prefix + 1;
+            while first < tile {
+                let t = first + lane;
+                let value = if t < tile { from_word(load_relaxed(status.aggregates.add(t as usize))) } else { op.identity() };
+                if Op::EXACTLY_ASSOCIATIVE {
+                    acc = op.combine(acc, warp.reduce(value, op));
+                } else {
+                    let count = (tile - first).min(32);
+                    for k in 0..count {
+                        acc = op.combine(acc, warp.shfl(value, k));
+                    }
+                }
+                first += 32;
+            }
+            acc
+        }
+    }
+
+    /// One tile of the single-pass device scan; see the [module docs](super).
+    ///
+    /// # Safety
+    /// Launched with [`SCAN_THREADS`] threads per block and one block per tile of
+    /// `SCAN_THREADS * ITEMS` items; `input` and `output` hold `len` items; the status arrays
+    /// have one entry per tile and hold no flag of `status.epoch` from an earlier run;
+    /// `scratch` is shared memory for 32 `T`s and `prefix` for one.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn scan<T: Pod, Op: ReduceOp<T>, const ITEMS: usize, const VEC: usize>(
+        input: *const T,
+        output: *mut T,
+        len: usize,
+        status: TileStatus,
+        exclusive: bool,
+        op: Op,
+        scratch: *mut T,
+        prefix: *mut T,
+    ) {
+        const { assert!(VEC * size_of::<T>() == 16 && ITEMS % VEC == 0) };
+        let tid = thread::thread_idx_x();
+        let tile = thread::block_idx_x();
+        let start = tile as usize * (SCAN_THREADS as usize * ITEMS) + tid as usize * ITEMS;
+        let tile_end = (tile as usize + 1) * SCAN_THREADS as usize * ITEMS;
+        let vectorized = tile_end <= len && (input as usize | output as usize) % 16 == 0;
+        let mut items = [op.identity(); ITEMS];
+        // SAFETY: the caller's conditions; scalar accesses are checked against `len`.
+        unsafe {
+            if vectorized {
+                let src = input.add(start) as *const Vector<T, VEC>;
+                for v in 0..ITEMS / VEC {
+                    items[v * VEC..][..VEC].copy_from_slice(&(*src.add(v)).0);
+                }
+            } else {
+                for (k, item) in items.iter_mut().enumerate() {
+                    if start + k < len {
+                        *item = *input.add(start + k);
+                    }
+                }
+            }
+            let mut thread_total = items[0];
+            for item in &items[1..] {
+                thread_total = op.combine(thread_total, *item);
+            }
+            let (thread_prefix, tile_total) = block::exclusive_scan(thread_total, op, scratch);
+            let mut run = thread_prefix;
+            if tile == 0 {
+                if tid == 0 {
+                    status.publish(0, FLAG_PREFIX, to_word(tile_total));
+                }
+            } else {
+                if tid < 32 {
+                    if tid == 0 {
+                        status.publish(tile, FLAG_AGGREGATE, to_word(tile_total));
+                    }
+                    let before = look_back(tile, status, op);
+                    if tid == 0 {
+                        status.publish(tile, FLAG_PREFIX, to_word(op.combine(before, tile_total)));
+                        *prefix = before;
+                    }
+                }
+                thread::sync_threads();
+                let before = *prefix;
+                run = if tid == 0 { before } else { op.combine(before, thread_prefix) };
+            }
+            for item in items.iter_mut() {
+                let inclusive = op.combine(run, *item);
+                *item = if exclusive { run } else { inclusive };
+                run = inclusive;
+            }
+            if vectorized {
+                let dst = output.add(start) as *mut Vector<T, VEC>;
+                for v in 0..ITEMS / VEC {
+                    let mut out = Vector([op.identity(); VEC]);
+                    out.0.copy_from_slice(&items[v * VEC..][..VEC]);
+                    *dst.add(v) = out;
+                }
+            } else {
+                for (k, item) in items.iter().enumerate() {
+                    if start + k < len {
+                        *output.add(start + k) = *item;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `[start, end)` of `row`: from `offsets` if not null, else `row * width`.
+    #[inline(always)]
+    unsafe fn row_range(row: usize, width: usize, offsets: *const u64) -> (usize, usize) {
+        if offsets.is_null() {
+            (row * width, row * width + width)
+        } else {
+            // SAFETY: the caller gives `rows + 1` offsets.
+            unsafe { (*offsets.add(row) as usize, *offsets.add(row + 1) as usize) }
+        }
+    }
+
+    /// One warp per row: `output[row]` is the reduction of the row.
+    ///
+    /// # Safety
+    /// `input` holds every row; `output` has `rows` items; `offsets` is null or has `rows + 1`
+    /// non-decreasing entries; the block size is a multiple of 32.
+    #[inline(always)]
+    pub unsafe fn rows_reduce<T: Pod, Op: ReduceOp<T>>(
+        input: *const T,
+        offsets: *const u64,
+        width: usize,
+        rows: usize,
+        output: *mut T,
+        op: Op,
+    ) {
+        let lane = lane_id() as usize;
+        let warps = thread::grid_threads() / 32;
+        let mut row = thread::global_index() / 32;
+        let warp = Warp::full();
+        while row < rows {
+            // SAFETY: the caller's conditions; every index is inside the row.
+            unsafe {
+                let (start, end) = row_range(row, width, offsets);
+                let mut acc = op.identity();
+                let mut i = start + lane;
+                while i + 96 < end {
+                    let (a, b, c, d) = (*input.add(i), *input.add(i + 32), *input.add(i + 64), *input.add(i + 96));
+                    acc = op.combine(op.combine(op.combine(op.combine(acc, a), b), c), d);
+                    i += 128;
+                }
+                while i < end {
+                    acc = op.combine(acc, *input.add(i));
+                    i += 32;
+                }
+                let total = warp.reduce(acc, op);
+                if lane == 0 {
+                    *output.add(row) = total;
+                }
+            }
+            row += warps;
+        }
+    }
+
+    /// One warp per row: the row's inclusive (or exclusive) scan into `output`.
+    ///
+    /// # Safety
+    /// As [`rows_reduce`], with `output` the same length as `input`.
+    #[inline(always)]
+    pub unsafe fn rows_scan<T: Pod, Op: ReduceOp<T>>(
+        input: *const T,
+        offsets: *const u64,
+        width: usize,
+        rows: usize,
+        output: *mut T,
+        exclusive: bool,
+        op: Op,
+    ) {
+        const ITEMS: usize = ROWS_SCAN_ITEMS;
+        let lane = lane_id() as usize;
+        let warps = thread::grid_threads() / 32;
+        let mut row = thread::global_index() / 32;
+        let warp: Tile<32> = Warp::full();
+        while row < rows {
+            // SAFETY: the caller's conditions; every index is checked against the row's end.
+            unsafe {
+                let (start, end) = row_range(row, width, offsets);
+                let mut carry = op.identity();
+                let mut base = start;
+                while base < end {
+                    let first = base + lane * ITEMS;
+                    let mut items = [op.identity(); ITEMS];
+                    for (k, item) in items.iter_mut().enumerate() {
+                        if first + k < end {
+                            *item = *input.add(first + k);
+                        }
+                    }
+                    let mut total = items[0];
+                    for item in &items[1..] {
+                        total = op.combine(total, *item);
+                    }
+                    let before = warp.exclusive_scan(total, op);
+                    let mut run = if lane == 0 { carry } else { op.combine(carry, before) };
+                    for (k, item) in items.iter().enumerate() {
+                        let inclusive = op.combine(run, *item);
+                        if first + k < end {
+                            *output.add(first + k) = if exclusive { run } else { inclusive };
+                        }
+                        run = inclusive;
+                    }
+                    carry = shfl_sync_mode(ShflMode::Idx, LaneMask::FULL, run, 31, Warp::control(ShflMode::Idx));
+                    base += 32 * ITEMS;
+                }
+            }
+            row += warps;
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! The CPU reference model: each warp instruction over the 32 lanes of a warp, written from
+//! the PTX ISA's semantics pseudo-code (`../shared/spec/`). Host only.
+//!
+//! A lane that does not execute the instruction (outside `membermask`) has no result
+//! (`None`); a value read from such a lane is undefined, which the model also says (`None`).
+
+use crate::redux::FloatRedux;
+use crate::shfl::ShflMode;
+
+/// Lanes in a warp.
+pub const WARP: usize = 32;
+
+/// The source lane `j` and predicate `pval` that `shfl.sync` computes in lane `lane`,
+/// exactly as the pseudo-code: `bval = b[4:0]`, `cval = c[4:0]`, `segmask = c[12:8]`.
+pub fn shfl_source(mode: ShflMode, lane: u32, b: u32, c: u32) -> (u32, bool) {
+    let lane = (lane & 0x1f) as i32;
+    let bval = (b & 0x1f) as i32;
+    let cval = (c & 0x1f) as i32;
+    let segmask = ((c >> 8) & 0x1f) as i32;
+    let max_lane = (lane & segmask) | (cval & !segmask);
+    let min_lane = lane & segmask;
+    let (j, pval) = match mode {
+        ShflMode::Up => {
+            let j = lane - bval;
+            (j, j >= max_lane)
+        }
+        ShflMode::Down => {
+            let j = lane + bval;
+            (j, j <= max_lane)
+        }
+        ShflMode::Bfly => {
+            let j = lane ^ bval;
+            (j, j <= max_lane)
+        }
+        ShflMode::Idx => {
+            let j = min_lane | (bval & !segmask);
+            (j, j <= max_lane)
+        }
+    };
+    let j = if pval { j } else { lane };
+    (j as u32, pval)
+}
+
+/// One lane's result of `shfl.sync`: the value (`None` when read from a lane outside the
+/// mask: undefined) and the predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShflLane {
+    pub value: Option<u32>,
+    pub in_range: bool,
+}
+
+/// `shfl.sync` over a warp: `None` for lanes outside `membermask`.
+pub fn shfl_sync(mode: ShflMode, values: &[u32; WARP], b: u32, c: u32, membermask: u32) -> [Option<ShflLane>; WARP] {
+    core::array::from_fn(|lane| {
+        let lane = lane as u32;
+        in_mask(membermask, lane).then(|| {
+            let (j, in_range) = shfl_source(mode, lane, b, c);
+            let value = in_mask(membermask, j).then(|| values[j as usize]);
+            ShflLane { value, in_range }
+        })
+    })
+}
+
+/// Whether bit `lane` of `mask` is set.
+pub fn in_mask(mask: u32, lane: u32) -> bool {
+    lane < 32 && mask & (1 << lane) != 0
+}
+
+/// The predicates of the lanes in `mask`.
+fn voters(mask: u32, preds: &[bool; WARP]) -> impl Iterator<Item = bool> + '_ {
+    (0..WARP as u32).filter(move |&l| in_mask(mask, l)).map(|l| preds[l as usize])
+}
+
+/// `vote.sync.all`
+pub fn vote_all(mask: u32, preds: &[bool; WARP]) -> bool {
+    voters(mask, preds).all(|p| p)
+}
+
+/// `vote.sync.any`
+pub fn vote_any(mask: u32, preds: &[bool; WARP]) -> bool {
+    voters(mask, preds).any(|p| p)
+}
+
+/// `vote.sync.uni`
+pub fn vote_uni(mask: u32, preds: &[bool; WARP]) -> bool {
+    vote_all(mask, preds) || !vote_any(mask, preds)
+}
+
+/// `vote.sync.ballot.b32`: lanes outside `mask` contribute 0.
+pub fn ballot(mask: u32, preds: &[bool; WARP]) -> u32 {
+    (0..WARP).filter(|&l| in_mask(mask, l as u32) && preds[l]).fold(0, |acc, l| acc | 1 << l)
+}
+
+/// `match.any.sync`: the lanes of `mask` holding the value of `lane`.
+pub fn match_any<T: PartialEq>(mask: u32, values: &[T; WARP], lane: usize) -> u32 {
+    (0..WARP).filter(|&l| in_mask(mask, l as u32) && values[l] == values[lane]).fold(0, |acc, l| acc | 1 << l)
+}
+
+/// `match.all.sync`: (`mask`, true) if every lane of `mask` holds the same value, else (0, false).
+pub fn match_all<T: PartialEq>(mask: u32, values: &[T; WARP], lane: usize) -> (u32, bool) {
+    if match_any(mask, values, lane) == mask { (mask, true) } else { (0, false) }
+}
+
+/// The integer and bitwise `redux.sync` operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntRedux {
+    AddU32,
+    MinU32,
+    MaxU32,
+    AddS32,
+    MinS32,
+    MaxS32,
+    And,
+    Or,
+    Xor,
+}
+
+impl IntRedux {
+    /// In the order of the conformance kernel's output.
+    pub const ALL: [IntRedux; 9] = [
+        IntRedux::AddU32,
+        IntRedux::MinU32,
+        IntRedux::MaxU32,
+        IntRedux::AddS32,
+        IntRedux::MinS32,
+        IntRedux::MaxS32,
+        IntRedux::And,
+        IntRedux::Or,
+        IntRedux::Xor,
+    ];
+
+    fn combine(self, a: u32, b: u32) -> u32 {
+        let (sa, sb) = (a as i32, b as i32);
+        match self {
+            IntRedux::AddU32 | IntRedux::AddS32 => a.wrapping_add(b),
+            IntRedux::MinU32 => a.min(b),
+            IntRedux::MaxU32 => a.max(b),
+            IntRedux::MinS32 => sa.min(sb) as u32,
+            IntRedux::MaxS32 => sa.max(sb) as u32,
+            IntRedux::And => a & b,
+            IntRedux::Or => a | b,
+            IntRedux::Xor => a ^ b,
+        }
+    }
+}
+
+/// `redux.sync` on integers over the lanes of `mask` (non-empty).
+pub fn redux_int(op: IntRedux, mask: u32, values: &[u32; WARP]) -> u32 {
+    (0..WARP)
+        .filter(|&l| in_mask(mask, l as u32))
+        .map(|l| values[l])
+        .reduce(|a, b| op.combine(a, b))
+        .expect("membermask names at least the calling lane")
+}
+
+/// `redux.sync.{min,max}{.abs}{.NaN}.f32` over the lanes of `mask` (non-empty).
+pub fn redux_f32(op: FloatRedux, mask: u32, values: &[f32; WARP]) -> f32 {
+    (0..WARP)
+        .filter(|&l| in_mask(mask, l as u32))
+        .map(|l| op.prepare(values[l]))
+        .reduce(|a, b| op.combine(a, b))
+        .expect("membermask names at least the calling lane")
+}
+
+/// `%lanemask_eq`, `_lt`, `_le`, `_gt`, `_ge` of `lane`.
+pub fn lanemasks(lane: u32) -> [u32; 5] {
+    let eq = 1u32 << lane;
+    let lt = eq - 1;
+    [eq, lt, lt | eq, !(lt | eq), !lt]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shfl::ShflControl;
+
+    /// Every meaningful `c`: 32 clamps × 32 segment masks.
+    fn every_c() -> impl Iterator<Item = u32> {
+        (0..32u32).flat_map(|seg| (0..32u32).map(move |clamp| ShflControl::new(clamp, seg).bits()))
+    }
+
+    #[test]
+    fn shfl_source_stays_in_the_warp_and_owns_lane_when_out_of_range() {
+        for mode in ShflMode::ALL {
+            for b in 0..64 {
+                for c in every_c() {
+                    for lane in 0..32 {
+                        let (j, p) = shfl_source(mode, lane, b, c);
+                        assert!(j < 32);
+                        if !p {
+                            assert_eq!(j, lane, "{mode:?} b={b} c={c:#x} lane={lane}");
+                        }
+                        // Only b[4:0] matters: b and b+32 agree.
+                        assert_eq!((j, p), shfl_source(mode, lane, b ^ 32, c));
+                        // Bits of c outside [4:0] and [12:8] are ignored.
+                        assert_eq!((j, p), shfl_source(mode, lane, b, c | 0xffff_e0e0));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn width_controls_follow_cuda_shuffle_semantics() {
+        // __shfl_*_sync with `width` (cuda-warp-shuffle-intrinsics.md), for every b in 0..64.
+        for width in [1u32, 2, 4, 8, 16, 32] {
+            for b in 0..64u32 {
+                for lane in 0..32u32 {
+                    let base = lane & !(width - 1);
+                    let rank = lane - base;
+                    let c = |mode| ShflControl::for_width(mode, width).bits();
+                    // idx: srcLane modulo width within the segment; always in range.
+                    let idx = shfl_source(ShflMode::Idx, lane, b, c(ShflMode::Idx));
+                    assert_eq!(idx, (base + (b & 31) % width, true), "idx w={width} b={b} lane={lane}");
+                    // up: no wrap-around; the lowest delta lanes keep their own value.
+                    let up = shfl_source(ShflMode::Up, lane, b, c(ShflMode::Up));
+                    let delta = b & 31;
+                    let want = if rank >= delta { (lane - delta, true) } else { (lane, false) };
+                    assert_eq!(up, want, "up w={width} b={b} lane={lane}");
+                    // down: no wrap-around; the highest delta lanes keep their own.
+                    let down = shfl_source(ShflMode::Down, lane, b, c(ShflMode::Down));
+                    let want = if rank + delta < width { (lane + delta, true) } else { (lane, false) };
+                    assert_eq!(down, want, "down w={width} b={b} lane={lane}");
+                    // xor: earlier (or own) segments are read, later ones return own value.
+                    let x = shfl_source(ShflMode::Bfly, lane, b, c(ShflMode::Bfly));
+                    let j = lane ^ delta;
+                    let want = if j < base + width { (j, true) } else { (lane, false) };
+                    assert_eq!(x, want, "xor w={width} b={b} lane={lane}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn known_wrapper_bugs_are_visible_in_the_model() {
+        // shfl.up with clamp 0x1f (a shipped bug) returns every lane's own value at width 32.
+        for lane in 1..32 {
+            assert_eq!(shfl_source(ShflMode::Up, lane, 1, 0x1f), (lane, false));
+            assert_eq!(shfl_source(ShflMode::Up, lane, 1, 0), (lane - 1, true));
+        }
+        // The predicate means "in range", not "source active": lane 0 of up is out of range.
+        assert!(!shfl_source(ShflMode::Up, 0, 1, 0).1);
+    }
+
+    #[test]
+    fn shfl_values_from_lanes_outside_the_mask_are_undefined() {
+        let values: [u32; 32] = core::array::from_fn(|l| 100 + l as u32);
+        let out = shfl_sync(ShflMode::Idx, &values, 3, 0x1f, 0x0000_fff0);
+        assert_eq!(out[0], None);
+        assert_eq!(out[4], Some(ShflLane { value: None, in_range: true }));
+        let out = shfl_sync(ShflMode::Idx, &values, 5, 0x1f, 0x0000_fff0);
+        assert_eq!(out[9], Some(ShflLane { value: Some(105), in_range: true }));
+    }
+
+    #[test]
+    fn votes_and_ballot() {
+        let mut preds = [false; 32];
+        preds[3] = true;
+        preds[40 % 32] = true;
+        assert_eq!(ballot(u32::MAX, &preds), (1 << 3) | (1 << 8));
+        assert_eq!(ballot(0xf, &preds), 1 << 3);
+        assert!(vote_any(0xf, &preds));
+        assert!(!vote_all(0xf, &preds));
+        assert!(vote_all(0x8, &preds));
+        assert!(vote_uni(0x7, &preds));
+        assert!(!vote_uni(0xf, &preds));
+    }
+
+    #[test]
+    fn match_and_redux() {
+        let values: [u32; 32] = core::array::from_fn(|l| (l % 3) as u32);
+        assert_eq!(match_any(u32::MAX, &values, 0), 0x4924_9249);
+        assert_eq!(match_all(0x9, &values, 0), (0x9, true));
+        assert_eq!(match_all(0x3, &values, 0), (0, false));
+        let v: [u32; 32] = core::array::from_fn(|l| l as u32 * 7 + 1);
+        assert_eq!(redux_int(IntRedux::AddU32, u32::MAX, &v), (0..32).map(|l| l * 7 + 1).sum::<u32>());
+        assert_eq!(redux_int(IntRedux::MaxS32, 0b110, &v), 15);
+        let f: [f32; 32] = core::array::from_fn(|l| l as f32 - 20.0);
+        let max_abs = FloatRedux { max: true, abs: true, nan: false };
+        assert_eq!(redux_f32(max_abs, u32::MAX, &f), 20.0);
+    }
+
+    #[test]
+    fn lanemasks_partition_the_warp() {
+        for lane in 0..32 {
+            let [eq, lt, le, gt, ge] = lanemasks(lane);
+            assert_eq!(lt | eq | gt, u32::MAX);
+            assert_eq!(lt & gt, 0);
+            assert_eq!(le, lt | eq);
+            assert_eq!(ge, gt | eq);
+            assert_eq!(lt.count_ones(), lane);
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! Associative operators for reductions and scans, each with its identity.
+//!
+//! Integer sums wrap. Float `Min`/`Max` follow `redux.sync`'s rules on every target: a NaN
+//! input is skipped (the result is NaN only when both are), and `-0.0 < +0.0`. Your own
+//! operator implements [`ReduceOp`], or wraps a closure in [`FnOp`].
+
+#[cfg(target_arch = "nvptx64")]
+use crate::lane::LaneMask;
+use crate::redux::FloatRedux;
+
+/// An associative operator with an identity.
+pub trait ReduceOp<T>: Copy {
+    /// `identity ⊕ x == x` for every `x`.
+    fn identity(self) -> T;
+    /// `a ⊕ b`; `a` comes from lower indices than `b`.
+    fn combine(self, a: T, b: T) -> T;
+    /// Whether `(a ⊕ b) ⊕ c` equals `a ⊕ (b ⊕ c)` bit for bit (not for float sums): such
+    /// operators may be combined in any tree shape without changing the result.
+    const EXACTLY_ASSOCIATIVE: bool = true;
+    /// A one-instruction reduction over `mask` where the target has one (`redux.sync`);
+    /// `None` makes the caller use shuffles.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    fn redux(self, mask: LaneMask, value: T) -> Option<T> {
+        let _ = (mask, value);
+        None
+    }
+}
+
+/// `a + b` (wrapping for integers); identity `0`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sum;
+/// The smaller; identity the type's largest value (`+inf` for floats).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Min;
+/// The larger; identity the type's smallest value (`-inf` for floats).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Max;
+/// `a & b`; identity all ones.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BitAnd;
+/// `a | b`; identity `0`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BitOr;
+/// `a ^ b`; identity `0`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BitXor;
+
+/// An operator from a closure and its identity.
+#[derive(Clone, Copy, Debug)]
+pub struct FnOp<T, F> {
+    pub identity: T,
+    pub combine: F,
+}
+
+impl<T: Copy, F: Fn(T, T) -> T + Copy> ReduceOp<T> for FnOp<T, F> {
+    #[inline(always)]
+    fn identity(self) -> T {
+        self.identity
+    }
+    #[inline(always)]
+    fn combine(self, a: T, b: T) -> T {
+        (self.combine)(a, b)
+    }
+    const EXACTLY_ASSOCIATIVE: bool = false;
+}
+
+/// Emits `redux` for the types and targets that have the instruction.
+macro_rules! redux_hook {
+    (u32, $f:ident) => { redux_hook!(@ u32, $f); };
+    (i32, $f:ident) => { redux_hook!(@ i32, $f); };
+    ($t:ty, $f:ident) => {};
+    (@ $t:ty, $f:ident) => {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[inline(always)]
+        fn redux(self, mask: LaneMask, value: $t) -> Option<$t> {
+            Some(crate::redux::$f(mask, value as _) as $t)
+        }
+    };
+}
+
+macro_rules! int_ops {
+    ($($t:ident: $add:ident $min:ident $max:ident;)*) => {$(
+        impl ReduceOp<$t> for Sum {
+            #[inline(always)] fn identity(self) -> $t { 0 }
+            #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a.wrapping_add(b) }
+            redux_hook!($t, $add);
+        }
+        impl ReduceOp<$t> for Min {
+            #[inline(always)] fn identity(self) -> $t { $t::MAX }
+            #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { if b < a { b } else { a } }
+            redux_hook!($t, $min);
+        }
+        impl ReduceOp<$t> for Max {
+            #[inline(always)] fn identity(self) -> $t { $t::MIN }
+            #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { if b > a { b } else { a } }
+            redux_hook!($t, $max);
+        }
+        impl ReduceOp<$t> for BitAnd {
+            #[inline(always)] fn identity(self) -> $t { !0 }
+            #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a & b }
+            redux_hook!($t, redux_sync_and_b32);
+        }
+        impl ReduceOp<$t> for BitOr {
+            #[inline(always)] fn identity(self) -> $t { 0 }
+            #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a | b }
+            redux_hook!($t, redux_sync_or_b32);
+        }
+        impl ReduceOp<$t> for BitXor {
+            #[inline(always)] fn identity(self) -> $t { 0 }
+            #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a ^ b }
+            redux_hook!($t, redux_sync_xor_b32);
+        }
+    )*};
+}
+
+int_ops! {
+    u8: x x x; u16: x x x; u64: x x x; i8: x x x; i16: x x x; i64: x x x;
+    u32: redux_sync_add_u32 redux_sync_min_u32 redux_sync_max_u32;
+    i32: redux_sync_add_i32 redux_sync_min_i32 redux_sync_max_i32;
+}
+
+/// `Min`/`Max` on floats by [`FloatRedux`]'s rules, generic over the float's width.
+macro_rules! float_ops {
+    ($($t:ident;)*) => {$(
+        impl ReduceOp<$t> for Sum {
+            #[inline(always)] fn identity(self) -> $t { 0.0 }
+            #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a + b }
+            const EXACTLY_ASSOCIATIVE: bool = false;
+        }
+        impl ReduceOp<$t> for Min {
+            #[inline(always)] fn identity(self) -> $t { $t::INFINITY }
+            #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { float_minmax(a, b, false) }
+        }
+        impl ReduceOp<$t> for Max {
+            #[inline(always)] fn identity(self) -> $t { $t::NEG_INFINITY }
+            #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { float_minmax(a, b, true) }
+        }
+    )*};
+}
+
+float_ops! { f32; f64; }
+
+/// A float type `Min`/`Max` can order.
+pub trait Float: Copy + PartialOrd {
+    fn is_nan(self) -> bool;
+    fn sign_merge(a: Self, b: Self, keep_positive: bool) -> Self;
+}
+
+impl Float for f32 {
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    #[inline(always)]
+    fn sign_merge(a: f32, b: f32, keep_positive: bool) -> f32 {
+        FloatRedux { max: keep_positive, abs: false, nan: false }.combine(a, b)
+    }
+}
+
+impl Float for f64 {
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    #[inline(always)]
+    fn sign_merge(a: f64, b: f64, keep_positive: bool) -> f64 {
+        let bits = if keep_positive { a.to_bits() & b.to_bits() } else { a.to_bits() | b.to_bits() };
+        f64::from_bits(bits)
+    }
+}
+
+/// The smaller (or larger) of two floats; NaN skipped; `-0.0 < +0.0`.
+#[inline(always)]
+fn float_minmax<T: Float>(a: T, b: T, max: bool) -> T {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => T::sign_merge(a, b, max),
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == b => T::sign_merge(a, b, max),
+        _ => {
+            if (a < b) != max { a } else { b }
+        }
+    }
+}
+
+/// A value with the index it came from: the element type of arg-min/arg-max reductions.
+/// The index is `u32` beside 32-bit values and `u64` beside 64-bit ones, so there is no padding.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Indexed<T, I> {
+    pub value: T,
+    pub index: I,
+}
+
+macro_rules! indexed_pod {
+    ($($t:ty, $i:ty;)*) => {$(
+        // SAFETY: two fields of the same size and alignment: no padding, any bits valid.
+        unsafe impl bytemuck::Zeroable for Indexed<$t, $i> {}
+        // SAFETY: as above.
+        unsafe impl bytemuck::Pod for Indexed<$t, $i> {}
+        // SAFETY: plain data with no pointers.
+        unsafe impl cust_core::DeviceCopy for Indexed<$t, $i> {}
+    )*};
+}
+
+indexed_pod! { u32, u32; i32, u32; f32, u32; u64, u64; i64, u64; f64, u64; }
+
+/// The smallest value and, among equal ones, the lowest index (NaN never wins over a number).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ArgMin;
+/// The largest value and, among equal ones, the lowest index (NaN never wins over a number).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ArgMax;
+
+macro_rules! arg_ops {
+    ($($t:ty, $i:ty;)*) => {$(
+        impl ReduceOp<Indexed<$t, $i>> for ArgMin {
+            #[inline(always)]
+            fn identity(self) -> Indexed<$t, $i> {
+                Indexed { value: <Min as ReduceOp<$t>>::identity(Min), index: <$i>::MAX }
+            }
+            #[inline(always)]
+            fn combine(self, a: Indexed<$t, $i>, b: Indexed<$t, $i>) -> Indexed<$t, $i> {
+                pick(a, b, <Min as ReduceOp<$t>>::combine(Min, a.value, b.value))
+            }
+        }
+        impl ReduceOp<Indexed<$t, $i>> for ArgMax {
+            #[inline(always)]
+            fn identity(self) -> Indexed<$t, $i> {
+                Indexed { value: <Max as ReduceOp<$t>>::identity(Max), index: <$i>::MAX }
+            }
+            #[inline(always)]
+            fn combine(self, a: Indexed<$t, $i>, b: Indexed<$t, $i>) -> Indexed<$t, $i> {
+                pick(a, b, <Max as ReduceOp<$t>>::combine(Max, a.value, b.value))
+            }
+        }
+    )*};
+}
+
+arg_ops! { u32, u32; i32, u32; f32, u32; u64, u64; i64, u64; f64, u64; }
+
+/// The bits of a value of at most 8 bytes, as a `u64` (no byte-slice compare, no `bcmp` call).
+#[inline(always)]
+fn bits<T: bytemuck::Pod>(v: T) -> u64 {
+    const { assert!(core::mem::size_of::<T>() <= 8) };
+    let mut w = 0u64;
+    bytemuck::bytes_of_mut(&mut w)[..core::mem::size_of::<T>()].copy_from_slice(bytemuck::bytes_of(&v));
+    w
+}
+
+/// The operand whose value is `winner` (by bits), the lower index on a tie.
+#[inline(always)]
+fn pick<T: bytemuck::Pod, I: Copy + PartialOrd>(a: Indexed<T, I>, b: Indexed<T, I>, winner: T) -> Indexed<T, I> {
+    let a_wins = bits(a.value) == bits(winner);
+    let b_wins = bits(b.value) == bits(winner);
+    match (a_wins, b_wins) {
+        (true, true) => {
+            if b.index < a.index { b } else { a }
+        }
+        (false, true) => b,
+        _ => a,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identities_are_neutral() {
+        for x in [0u32, 1, 7, u32::MAX, 0x8000_0000] {
+            for op_result in [
+                Sum.combine(Sum.identity(), x),
+                Min.combine(Min.identity(), x),
+                Max.combine(Max.identity(), x),
+                BitAnd.combine(BitAnd.identity(), x),
+                BitOr.combine(BitOr.identity(), x),
+                BitXor.combine(BitXor.identity(), x),
+            ] {
+                assert_eq!(op_result, x);
+            }
+        }
+        for x in [-1.5f64, 0.0, 3.25, f64::MAX] {
+            assert_eq!(Min.combine(<Min as ReduceOp<f64>>::identity(Min), x), x);
+            assert_eq!(Max.combine(x, <Max as ReduceOp<f64>>::identity(Max)), x);
+        }
+    }
+
+    #[test]
+    fn float_min_max_skip_nan_and_order_zeros() {
+        assert_eq!(Min.combine(f64::NAN, 2.0), 2.0);
+        assert_eq!(Max.combine(1.0f64, f64::NAN), 1.0);
+        assert!(Min.combine(f64::NAN, f64::NAN).is_nan());
+        assert!(Max.combine(-0.0f64, 0.0).is_sign_positive());
+        assert!(Min.combine(0.0f64, -0.0).is_sign_negative());
+        assert!(Min.combine(0.0f32, -0.0).is_sign_negative());
+    }
+
+    #[test]
+    fn arg_ops_prefer_the_lower_index_on_ties() {
+        let a = Indexed { value: 3.0f32, index: 9u32 };
+        let b = Indexed { value: 3.0f32, index: 4u32 };
+        let c = Indexed { value: f32::NAN, index: 0u32 };
+        assert_eq!(ArgMin.combine(a, b).index, 4);
+        assert_eq!(ArgMax.combine(b, a).index, 4);
+        assert_eq!(ArgMin.combine(c, a).index, 9);
+        let lo = Indexed { value: -5i64, index: 10u64 };
+        assert_eq!(ArgMin.combine(a_i64(), lo), lo);
+    }
+
+    fn a_i64() -> Indexed<i64, u64> {
+        Indexed { value: 2, index: 1 }
+    }
+}
