@@ -1,0 +1,47 @@
+//! The PTX that `build.rs` compiled from `kernels/` and embedded, one module per target.
+
+include!(concat!(env!("OUT_DIR"), "/kernels_ptx.rs"));
+include!(concat!(env!("OUT_DIR"), "/legacy_ptx.rs"));
+
+use warpkit_builder::Target;
+
+/// The target names the kernels were built for.
+pub fn targets() -> Vec<&'static str> {
+    KERNELS_PTX.iter().map(|(t, _)| *t).collect()
+}
+
+/// The PTX for a target name (`sm_90`).
+pub fn for_target(name: &str) -> Option<&'static str> {
+    KERNELS_PTX.iter().find(|(t, _)| *t == name).map(|(_, p)| *p)
+}
+
+/// The newest embedded target that runs on compute capability `major.minor`: an
+/// arch-specific target (`sm_100a`) only on its own device, others on any newer one.
+pub fn best_for(major: u32, minor: u32) -> Option<(&'static str, &'static str)> {
+    KERNELS_PTX
+        .iter()
+        .filter_map(|&(name, ptx)| Target::parse(name).map(|t| (t, name, ptx)))
+        .filter(|(t, _, _)| t.runs_on(major, minor))
+        .max_by_key(|(t, _, _)| (t.compute, t.arch_specific))
+        .map(|(_, name, ptx)| (name, ptx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_the_newest_target_that_runs() {
+        assert_eq!(best_for(9, 0).map(|p| p.0), Some("sm_90"));
+        assert_eq!(best_for(8, 6).map(|p| p.0), Some("sm_80"));
+        assert_eq!(best_for(10, 0).map(|p| p.0), Some("sm_100a"));
+        assert_eq!(best_for(12, 0).map(|p| p.0), Some("sm_90"));
+        assert_eq!(best_for(6, 1), None);
+    }
+
+    #[test]
+    fn every_default_target_is_embedded() {
+        assert_eq!(targets(), ["sm_70", "sm_80", "sm_90", "sm_100a"]);
+        assert!(LEGACY_PTX.iter().any(|(t, _)| *t == "sm_60"));
+    }
+}
