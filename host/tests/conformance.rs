@@ -1,0 +1,239 @@
+//! GPU conformance: the hardware against the CPU reference model, bit for bit, for every
+//! warp instruction, on every PTX target the device runs (older targets carry the shuffle
+//! fallbacks of `redux.sync`). Skips, saying so, where there is no GPU.
+
+mod common;
+
+use common::*;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use warpkit::model;
+use warpkit::redux::FloatRedux;
+use warpkit::shfl::ShflMode;
+
+/// Membermasks: full, halves, alternating, sparse, single lanes, random.
+fn masks(rng: &mut StdRng) -> Vec<u32> {
+    vec![u32::MAX, 0x0000_ffff, 0xffff_0000, 0x5555_5555, 0xaaaa_aaaa, 0x8000_0001, 0x0010_0000, rng.random::<u32>() | 1]
+}
+
+fn random_mask(rng: &mut StdRng) -> u32 {
+    match rng.random_range(0..4) {
+        0 => u32::MAX,
+        1 => rng.random::<u32>(),
+        2 => rng.random::<u32>() & rng.random::<u32>(),
+        _ => 1 << rng.random_range(0..32),
+    }
+    .max(1)
+}
+
+fn seed() -> StdRng {
+    let s: u64 = rand::random();
+    eprintln!("seed {s}");
+    StdRng::seed_from_u64(s)
+}
+
+#[test]
+fn shfl_sync_matches_the_model_for_every_b_c_and_mask() {
+    let Some(wk0) = device(None) else { return };
+    let targets = runnable_targets(&wk0);
+    drop(wk0);
+    let mut rng = seed();
+    let warps = 64 * 32 * 32; // b in 0..64, clamp in 0..32, segmask in 0..32
+    let mut cases = 0u64;
+    for target in targets {
+        let wk = device(Some(target)).unwrap();
+        for (mode_id, mode) in ShflMode::ALL.iter().enumerate() {
+            for mask in masks(&mut rng) {
+                let values: Vec<u32> = (0..warps * 32).map(|_| rng.random()).collect();
+                let input = upload(&values);
+                let (out, pred, plain) = (poisoned::<u32>(values.len()), poisoned::<u32>(values.len()), poisoned::<u32>(values.len()));
+                let (m, mi) = (mask, mode_id as u32);
+                let (i, o, p, q) = (ptr(&input), ptr(&out), ptr(&pred), ptr(&plain));
+                run(&wk, "warpkit_test_shfl", warps * 32, &[a(&mi), a(&m), a(&i), a(&o), a(&p), a(&q)]);
+                let (out, pred, plain) = (download(&out), download(&pred), download(&plain));
+                for w in 0..warps {
+                    let b = (w % 64) as u32;
+                    let c = ((w / 64) % 32) as u32 | ((((w / 2048) % 32) as u32) << 8);
+                    let lanes: &[u32; 32] = values[w * 32..][..32].try_into().unwrap();
+                    let model = model::shfl_sync(*mode, lanes, b, c, mask);
+                    for lane in 0..32 {
+                        let k = w * 32 + lane;
+                        let case = || format!("{target} {mode:?} b={b} c={c:#06x} mask={mask:#010x} lane={lane}");
+                        match model[lane] {
+                            None => assert_eq!((out[k], pred[k]), (0xdead_beef, 2), "{}: lane outside the mask", case()),
+                            Some(m) => {
+                                assert_eq!(pred[k], m.in_range as u32, "{}: predicate", case());
+                                if let Some(v) = m.value {
+                                    assert_eq!(out[k], v, "{}: value", case());
+                                    assert_eq!(plain[k], v, "{}: value without predicate", case());
+                                }
+                                cases += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("shfl.sync: {cases} lane-cases checked, none different");
+}
+
+#[test]
+fn vote_match_redux_and_lanes_match_the_model() {
+    let Some(wk0) = device(None) else { return };
+    let targets = runnable_targets(&wk0);
+    drop(wk0);
+    let mut rng = seed();
+    let warps = 4096;
+    let mut cases = 0u64;
+    for target in targets {
+        let wk = device(Some(target)).unwrap();
+        let mask_list: Vec<u32> = (0..warps).map(|_| random_mask(&mut rng)).collect();
+        let masks_d = upload(&mask_list);
+
+        // vote
+        let preds: Vec<u32> = (0..warps * 32).map(|i| rng.random_bool(if i % 64 < 32 { 0.5 } else { 0.97 }) as u32).collect();
+        let preds_d = upload(&preds);
+        let (out, ballots) = (poisoned::<u32>(warps * 32), poisoned::<u32>(warps * 32));
+        let (pm, pp, po, pb) = (ptr(&masks_d), ptr(&preds_d), ptr(&out), ptr(&ballots));
+        run(&wk, "warpkit_test_vote", warps * 32, &[a(&pm), a(&pp), a(&po), a(&pb)]);
+        let (out, ballots) = (download(&out), download(&ballots));
+        for w in 0..warps {
+            let mask = mask_list[w];
+            let p: [bool; 32] = core::array::from_fn(|l| preds[w * 32 + l] != 0);
+            for lane in (0..32).filter(|&l| model::in_mask(mask, l as u32)) {
+                let want = model::vote_all(mask, &p) as u32
+                    | (model::vote_any(mask, &p) as u32) << 1
+                    | (model::vote_uni(mask, &p) as u32) << 2
+                    | (model::vote_all(mask, &p.map(|x| !x)) as u32) << 3
+                    | (model::vote_any(mask, &p.map(|x| !x)) as u32) << 4;
+                assert_eq!(out[w * 32 + lane], want, "{target} vote mask={mask:#x} lane={lane}");
+                assert_eq!(ballots[w * 32 + lane], model::ballot(mask, &p), "{target} ballot mask={mask:#x}");
+                cases += 1;
+            }
+        }
+
+        // match: few distinct values; some differ only in the high 32 bits.
+        let pool: Vec<u64> = (0..4).map(|_| rng.random::<u64>()).collect();
+        let values: Vec<u64> = (0..warps * 32)
+            .map(|i| if i % 128 < 32 { pool[0] } else { pool[rng.random_range(0..4)] ^ ((rng.random_range(0..2) as u64) << 40) })
+            .collect();
+        let values_d = upload(&values);
+        let out = poisoned::<u32>(warps * 32 * 6);
+        let (pv, po) = (ptr(&values_d), ptr(&out));
+        run(&wk, "warpkit_test_match", warps * 32, &[a(&pm), a(&pv), a(&po)]);
+        let out = download(&out);
+        for w in 0..warps {
+            let mask = mask_list[w];
+            let v64: [u64; 32] = core::array::from_fn(|l| values[w * 32 + l]);
+            let v32: [u32; 32] = v64.map(|v| v as u32);
+            for lane in (0..32).filter(|&l| model::in_mask(mask, l as u32)) {
+                let got = &out[(w * 32 + lane) * 6..][..6];
+                let (all32, p32) = model::match_all(mask, &v32, lane);
+                let (all64, p64) = model::match_all(mask, &v64, lane);
+                let want = [model::match_any(mask, &v32, lane), all32, p32 as u32, model::match_any(mask, &v64, lane), all64, p64 as u32];
+                assert_eq!(got, want, "{target} match mask={mask:#x} lane={lane}");
+                cases += 1;
+            }
+        }
+
+        // redux: random ints whose f32 views include NaNs, infinities and both zeros.
+        let specials = [0u32, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_1234, 0x7f80_0001, 1];
+        let values: Vec<u32> = (0..warps * 32)
+            .map(|_| if rng.random_bool(0.1) { specials[rng.random_range(0..specials.len())] } else { rng.random() })
+            .collect();
+        let values_d = upload(&values);
+        let out = poisoned::<u32>(warps * 32 * 17);
+        let (pv, po) = (ptr(&values_d), ptr(&out));
+        run(&wk, "warpkit_test_redux", warps * 32, &[a(&pm), a(&pv), a(&po)]);
+        let out = download(&out);
+        for w in 0..warps {
+            let mask = mask_list[w];
+            let v: [u32; 32] = core::array::from_fn(|l| values[w * 32 + l]);
+            let f = v.map(f32::from_bits);
+            for lane in (0..32).filter(|&l| model::in_mask(mask, l as u32)) {
+                let got = &out[(w * 32 + lane) * 17..][..17];
+                for (k, op) in model::IntRedux::ALL.iter().enumerate() {
+                    assert_eq!(got[k], model::redux_int(*op, mask, &v), "{target} redux {op:?} mask={mask:#x}");
+                }
+                for (k, op) in FloatRedux::ALL.iter().enumerate() {
+                    let want = model::redux_f32(*op, mask, &f).to_bits();
+                    assert_eq!(got[9 + k], want, "{target} redux {op:?} mask={mask:#x} lane={lane} inputs={v:08x?}");
+                }
+                cases += 17;
+            }
+        }
+
+        // lanes and activemask in a branch that some lanes take.
+        let branch: u32 = rng.random::<u32>() | 1;
+        let out = poisoned::<u32>(32 * 7);
+        let po = ptr(&out);
+        run(&wk, "warpkit_test_lanes", 32, &[a(&branch), a(&po)]);
+        let out = download(&out);
+        for lane in 0..32u32 {
+            let got = &out[lane as usize * 7..][..7];
+            let [eq, lt, le, gt, ge] = model::lanemasks(lane);
+            let active = if model::in_mask(branch, lane) { branch } else { 0 };
+            assert_eq!(got, [lane, eq, lt, le, gt, ge, active], "{target} lanes lane={lane}");
+        }
+    }
+    println!("vote/match/redux: {cases} lane-cases checked, none different");
+}
+
+/// The reference for `Tile<W>` algorithms, computed per segment on the CPU.
+fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 9]> {
+    let order = |a: u32, b: u32| a.wrapping_mul(31).wrapping_add(b);
+    let mut out = vec![[0u32; 9]; v.len()];
+    for seg in (0..v.len()).step_by(w) {
+        let s = &v[seg..seg + w];
+        let total = s.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+        let ordered_total = s.iter().fold(0u32, |a, &b| order(a, b));
+        for r in 0..w {
+            let incl = s[..=r].iter().fold(0u32, |a, &b| a.wrapping_add(b));
+            let suffix = s[r..].iter().fold(0u32, |a, &b| a.wrapping_add(b));
+            let head = (0..=r).rev().find(|&k| k == 0 || f[seg + k]).unwrap();
+            let seg_incl = s[head..=r].iter().fold(0u32, |a, &b| a.wrapping_add(b));
+            // Tail flags: a segment ends at a flagged rank (or the tile's end).
+            let start = (0..r).rev().find(|&k| f[seg + k]).map_or(0, |k| k + 1);
+            let end = (r..w).find(|&k| f[seg + k]).unwrap_or(w - 1);
+            let seg_total = s[start..=end].iter().fold(0u32, |a, &b| a.wrapping_add(b));
+            out[seg + r] = [
+                total,
+                incl,
+                incl.wrapping_sub(s[r]),
+                suffix,
+                suffix.wrapping_sub(s[r]),
+                seg_incl,
+                seg_total,
+                s[..=r].iter().fold(0u32, |a, &b| order(a, b)),
+                ordered_total,
+            ];
+        }
+    }
+    out
+}
+
+#[test]
+fn tile_algorithms_match_a_cpu_reference_for_every_width() {
+    let Some(wk0) = device(None) else { return };
+    let targets = runnable_targets(&wk0);
+    drop(wk0);
+    let mut rng = seed();
+    let lanes = 1024 * 32;
+    for target in targets {
+        let wk = device(Some(target)).unwrap();
+        for w in [1usize, 2, 4, 8, 16, 32] {
+            let values: Vec<u32> = (0..lanes).map(|_| rng.random()).collect();
+            let flags: Vec<u32> = (0..lanes).map(|_| rng.random_bool(0.2) as u32).collect();
+            let (vd, fd, out) = (upload(&values), upload(&flags), poisoned::<u32>(lanes * 9));
+            let (pv, pf, po) = (ptr(&vd), ptr(&fd), ptr(&out));
+            run(&wk, &format!("warpkit_test_tile_{w}"), lanes, &[a(&pv), a(&pf), a(&po)]);
+            let out = download(&out);
+            let f: Vec<bool> = flags.iter().map(|&x| x != 0).collect();
+            let want = tile_reference(w, &values, &f);
+            for (i, want) in want.iter().enumerate() {
+                assert_eq!(&out[i * 9..][..9], want, "{target} Tile<{w}> lane {i}");
+            }
+        }
+        println!("{target}: Tile<1..=32> reduce/scans/segmented checked on {lanes} lanes each");
+    }
+}

@@ -1,0 +1,200 @@
+//! `cargo xtask <command>`: everything that is more than one cargo command.
+
+mod tools;
+
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use warpkit_builder::{PtxBuilder, Target};
+
+#[derive(Parser)]
+#[command(about = "warpkit's task runner")]
+struct Cli {
+    #[command(subcommand)]
+    command: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Installs the pinned toolchain, fetches ptxas and a libcuda to link against.
+    Setup,
+    /// The full test run: fmt, clippy, every test (PTX checks included); passes without a GPU.
+    Test,
+    /// Writes the PTX of every target to target/ptx/ and prints ptxas -v figures per kernel.
+    Ptx {
+        /// Targets to build (default: sm_70 sm_80 sm_90 sm_100a).
+        #[arg(long = "arch", num_args = 1..)]
+        arch: Vec<String>,
+    },
+    /// Scan/reduce throughput against the bandwidth limit and CUB (needs a GPU).
+    Bench {
+        /// Fewer sizes and shorter measurements.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Builds the test and bench executables into .device/ for a machine without cargo.
+    GpuPack,
+}
+
+fn main() -> ExitCode {
+    // The PTX builder runs this executable as rustc's linker.
+    warpkit_builder::run_as_linker_if_requested();
+    let result = match Cli::parse().command {
+        Task::Setup => setup().map(|_| ()),
+        Task::Test => test(),
+        Task::Ptx { arch } => ptx(&arch),
+        Task::Bench { quick } => bench(quick),
+        Task::GpuPack => gpu_pack(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// What the tests and builds need in their environment.
+struct Env {
+    ptxas: PathBuf,
+    libcuda: PathBuf,
+}
+
+impl Env {
+    fn apply(&self, cmd: &mut Command) {
+        cmd.env("WARPKIT_PTXAS", &self.ptxas).env("WARPKIT_REQUIRE_PTXAS", "1");
+        if !tools::system_libcuda() {
+            let old = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+            cmd.env("LD_LIBRARY_PATH", format!("{}:{old}", self.libcuda.display()));
+        }
+    }
+}
+
+fn setup() -> Result<Env, String> {
+    tools::ensure_toolchain()?;
+    let ptxas = tools::ptxas()?;
+    let libcuda = tools::ensure_libcuda()?;
+    Ok(Env { ptxas, libcuda })
+}
+
+fn cargo(args: &[&str], env: &Env) -> Result<(), String> {
+    let mut cmd = Command::new("cargo");
+    cmd.args(args).current_dir(tools::root());
+    env.apply(&mut cmd);
+    eprintln!("+ cargo {}", args.join(" "));
+    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("cargo {} failed", args.join(" "))) }
+}
+
+fn test() -> Result<(), String> {
+    let env = setup()?;
+    cargo(&["fmt", "--all", "--", "--check"], &env)?;
+    cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"], &env)?;
+    cargo(&["test", "--workspace"], &env)
+}
+
+fn ptx(arch: &[String]) -> Result<(), String> {
+    let env = setup()?;
+    let targets: Vec<Target> = if arch.is_empty() {
+        Target::DEFAULT.to_vec()
+    } else {
+        arch.iter().map(|a| Target::parse(a).ok_or(format!("unknown target {a}: expected sm_XX or sm_XXa"))).collect::<Result<_, _>>()?
+    };
+    let out = tools::root().join("target/ptx");
+    let (built, _) = PtxBuilder::new(tools::root().join("kernels"))
+        .feature("kernels")
+        .targets(targets)
+        .target_dir(tools::root().join("target/warpkit-ptx"))
+        .out_dir(&out)
+        .build()
+        .map_err(|e| e.to_string())?;
+    for p in built {
+        println!("{}", p.path.display());
+        let report = Command::new(&env.ptxas)
+            .arg(format!("-arch={}", p.target))
+            .arg("-v")
+            .arg(&p.path)
+            .args(["-o", "/dev/null"])
+            .output()
+            .map_err(|e| format!("cannot run ptxas: {e}"))?;
+        if !report.status.success() {
+            return Err(format!("ptxas rejected {}:\n{}", p.path.display(), String::from_utf8_lossy(&report.stderr)));
+        }
+        print_ptxas_table(&String::from_utf8_lossy(&report.stderr));
+    }
+    Ok(())
+}
+
+/// One line per kernel: registers, stack frame, spills.
+fn print_ptxas_table(report: &str) {
+    println!("  {:<44} {:>5} {:>6} {:>7}", "kernel", "regs", "stack", "spills");
+    let mut kernel = String::new();
+    let mut stack = String::new();
+    for line in report.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            kernel = rest.split('\'').next().unwrap_or_default().to_owned();
+        } else if line.contains("bytes stack frame") {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            stack = format!("{} {}", words[0], words[4]);
+        } else if let Some(regs) = line.split("Used ").nth(1) {
+            let regs = regs.split_whitespace().next().unwrap_or("?");
+            let mut s = stack.split(' ');
+            println!("  {:<44} {:>5} {:>6} {:>7}", kernel, regs, s.next().unwrap_or("?"), s.next().unwrap_or("?"));
+        }
+    }
+}
+
+fn gpu_present() -> bool {
+    Path::new("/dev/nvidia0").exists() || Path::new("/dev/nvidiactl").exists()
+}
+
+fn bench(quick: bool) -> Result<(), String> {
+    if !gpu_present() {
+        return Err("no NVIDIA GPU on this machine (/dev/nvidia0 is missing): `cargo xtask bench` measures \
+                    GPU throughput. Run it on a GPU machine, or build it with `cargo xtask gpu-pack` and run \
+                    `bash scripts/device-run.sh bench` there (README: Benchmarks)."
+            .into());
+    }
+    let env = setup()?;
+    let mut args = vec!["bench", "-p", "warpkit-benches", "--bench", "throughput", "--"];
+    if quick {
+        args.push("--quick");
+    }
+    cargo(&args, &env)
+}
+
+/// Builds every test and bench executable and copies them into `.device/bin`.
+fn gpu_pack() -> Result<(), String> {
+    let env = setup()?;
+    let dir = tools::root().join(".device/bin");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    for (args, label) in [
+        (vec!["test", "--workspace", "--no-run", "--message-format=json"], "test"),
+        (vec!["bench", "-p", "warpkit-benches", "--no-run", "--message-format=json"], "bench"),
+        (vec!["build", "--release", "-p", "warpkit-host", "--bin", "warpkit", "--message-format=json"], "bin"),
+    ] {
+        let mut cmd = Command::new("cargo");
+        cmd.args(&args).current_dir(tools::root());
+        env.apply(&mut cmd);
+        let out = cmd.output().map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("cargo {} failed:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr)));
+        }
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let Some(exe) = line.split("\"executable\":\"").nth(1).and_then(|r| r.split('"').next()) else {
+                continue;
+            };
+            let src = Path::new(exe);
+            let stem = src.file_name().unwrap_or_default().to_string_lossy();
+            let name = match stem.rsplit_once('-') {
+                Some((base, hash)) if hash.len() == 16 => format!("{label}-{base}"),
+                _ => format!("{label}-{stem}"),
+            };
+            std::fs::copy(src, dir.join(&name)).map_err(|e| format!("{exe}: {e}"))?;
+            println!("{}", dir.join(&name).display());
+        }
+    }
+    Ok(())
+}
