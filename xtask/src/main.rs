@@ -171,7 +171,7 @@ fn gpu_pack() -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     for (args, label) in [
-        (vec!["test", "--workspace", "--no-run", "--message-format=json"], "test"),
+        (vec!["test", "--release", "--workspace", "--no-run", "--message-format=json"], "test"),
         (vec!["bench", "-p", "warpkit-benches", "--no-run", "--message-format=json"], "bench"),
         (vec!["build", "--release", "-p", "warpkit-host", "--bin", "warpkit", "--message-format=json"], "bin"),
     ] {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (no cargo there), from the repository root, over the executables
+# that `cargo xtask gpu-pack` put in .device/bin. Usage: scripts/device-run.sh [suite|bench|sanitize|sass]...
+# Results and logs go to $OUT (the device tool's output folder) or ./device-out.
+set -u
+out=${OUT:-device-out}; mkdir -p "$out"
+bin=.device/bin
+status=0
+run() { echo "== $*"; "$@" 2>&1 | tee -a "$out/log.txt"; local s=${PIPESTATUS[0]}; [ "$s" = 0 ] || { echo "FAILED ($s): $*"; status=1; }; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
+for task in "${@:-suite}"; do
+  case $task in
+    suite)
+      for t in "$bin"/test-conformance "$bin"/test-algorithms "$bin"/test-ptx; do run "$t" --test-threads=1 --nocapture; done ;;
+    bench)
+      WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-throughput --bench ${BENCH_ARGS:-} ;;
+    sanitize)
+      for tool in memcheck racecheck synccheck initcheck; do
+        run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit reduce --type f32 --n 1000003
+        run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit inclusive-scan --type u64 --op max --n 1000003
+        run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit exclusive-scan --type f64 --n 70001
+        run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/test-algorithms --test-threads=1 rows_and_segments
+      done ;;
+  esac
+done
+exit $status
