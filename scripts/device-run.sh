@@ -11,7 +11,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 for task in "${@:-suite}"; do
   case $task in
     suite)
-      for t in "$bin"/test-conformance "$bin"/test-algorithms "$bin"/test-ptx; do run "$t" --test-threads=1 --nocapture; done ;;
+      for t in "$bin"/test-conformance "$bin"/test-algorithms; do run "$t" --test-threads=1 --nocapture; done ;;
     bench)
       WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-throughput --bench ${BENCH_ARGS:-} ;;
     sanitize)

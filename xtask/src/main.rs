@@ -192,8 +192,14 @@ fn gpu_pack() -> Result<(), String> {
                 Some((base, hash)) if hash.len() == 16 => format!("{label}-{base}"),
                 _ => format!("{label}-{stem}"),
             };
-            std::fs::copy(src, dir.join(&name)).map_err(|e| format!("{exe}: {e}"))?;
-            println!("{}", dir.join(&name).display());
+            // The device machine needs the GPU tests, the benchmark and the CLI.
+            if !["test-conformance", "test-algorithms", "bench-throughput", "bin-warpkit"].contains(&name.as_str()) {
+                continue;
+            }
+            let dest = dir.join(&name);
+            std::fs::copy(src, &dest).map_err(|e| format!("{exe}: {e}"))?;
+            let _ = Command::new("strip").arg(&dest).status();
+            println!("{}", dest.display());
         }
     }
     Ok(())
