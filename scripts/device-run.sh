@@ -19,7 +19,6 @@ for task in "${@:-suite}"; do
         run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit reduce --type f32 --n 1000003
         run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit inclusive-scan --type u64 --op max --n 1000003
         run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit exclusive-scan --type f64 --n 70001
-        run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/test-algorithms --test-threads=1 rows_and_segments
       done ;;
   esac
 done

@@ -180,13 +180,15 @@ fn vote_match_redux_and_lanes_match_the_model() {
 }
 
 /// The reference for `Tile<W>` algorithms, computed per segment on the CPU.
-fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 9]> {
-    let order = |a: u32, b: u32| a.wrapping_mul(31).wrapping_add(b);
-    let mut out = vec![[0u32; 9]; v.len()];
+fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 11]> {
+    // Affine maps x -> a*x + b as [a, b], composed left to right: associative, not commutative.
+    let compose = |f: [u32; 2], g: [u32; 2]| [g[0].wrapping_mul(f[0]), g[0].wrapping_mul(f[1]).wrapping_add(g[1])];
+    let map = |x: u32| [x | 1, x.rotate_left(16)];
+    let mut out = vec![[0u32; 11]; v.len()];
     for seg in (0..v.len()).step_by(w) {
         let s = &v[seg..seg + w];
         let total = s.iter().fold(0u32, |a, &b| a.wrapping_add(b));
-        let ordered_total = s.iter().fold(0u32, |a, &b| order(a, b));
+        let map_total = s.iter().fold([1u32, 0], |a, &b| compose(a, map(b)));
         for r in 0..w {
             let incl = s[..=r].iter().fold(0u32, |a, &b| a.wrapping_add(b));
             let suffix = s[r..].iter().fold(0u32, |a, &b| a.wrapping_add(b));
@@ -204,9 +206,14 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 9]> {
                 suffix.wrapping_sub(s[r]),
                 seg_incl,
                 seg_total,
-                s[..=r].iter().fold(0u32, |a, &b| order(a, b)),
-                ordered_total,
+                0,
+                0,
+                map_total[0],
+                map_total[1],
             ];
+            let scan = s[..=r].iter().fold([1u32, 0], |a, &b| compose(a, map(b)));
+            out[seg + r][7] = scan[0];
+            out[seg + r][8] = scan[1];
         }
     }
     out
@@ -224,14 +231,14 @@ fn tile_algorithms_match_a_cpu_reference_for_every_width() {
         for w in [1usize, 2, 4, 8, 16, 32] {
             let values: Vec<u32> = (0..lanes).map(|_| rng.random()).collect();
             let flags: Vec<u32> = (0..lanes).map(|_| rng.random_bool(0.2) as u32).collect();
-            let (vd, fd, out) = (upload(&values), upload(&flags), poisoned::<u32>(lanes * 9));
+            let (vd, fd, out) = (upload(&values), upload(&flags), poisoned::<u32>(lanes * 11));
             let (pv, pf, po) = (ptr(&vd), ptr(&fd), ptr(&out));
             run(&wk, &format!("warpkit_test_tile_{w}"), lanes, &[a(&pv), a(&pf), a(&po)]);
             let out = download(&out);
             let f: Vec<bool> = flags.iter().map(|&x| x != 0).collect();
             let want = tile_reference(w, &values, &f);
             for (i, want) in want.iter().enumerate() {
-                assert_eq!(&out[i * 9..][..9], want, "{target} Tile<{w}> lane {i}");
+                assert_eq!(&out[i * 11..][..11], want, "{target} Tile<{w}> lane {i}");
             }
         }
         println!("{target}: Tile<1..=32> reduce/scans/segmented checked on {lanes} lanes each");

@@ -248,26 +248,32 @@ kernel! {
 macro_rules! tile_test {
     ($($name:ident: $w:literal;)*) => {$(
         kernel! {
-            /// Warp algorithms on `Tile<W>` with wrapping `u32` sums and an order-sensitive
-            /// operator (`a * 31 + b`): per lane reduce, inclusive, exclusive, reverse inclusive,
-            /// reverse exclusive, segmented inclusive (head flags), segmented reduce (tail
-            /// flags), then inclusive scan and reduce with the order-sensitive operator.
+            /// Warp algorithms on `Tile<W>` with wrapping `u32` sums and an associative but
+            /// not commutative operator (composing affine maps `x -> a*x + b` on `[a, b]`):
+            /// per lane reduce, inclusive, exclusive, reverse inclusive, reverse exclusive,
+            /// segmented inclusive (head flags), segmented reduce (tail flags), then the
+            /// inclusive scan and the reduce of the maps (two words each).
             pub unsafe fn $name(values: *const u32, flags: *const u32, out: *mut u32) {
                 let slot = thread::global_index();
                 let t = Tile::<$w>::full();
-                let op = crate::ops::FnOp { identity: 0u32, combine: |a: u32, b: u32| a.wrapping_mul(31).wrapping_add(b) };
-                // SAFETY: out has 9 words per lane.
+                let op = crate::ops::FnOp {
+                    identity: [1u32, 0],
+                    combine: |f: [u32; 2], g: [u32; 2]| [g[0].wrapping_mul(f[0]), g[0].wrapping_mul(f[1]).wrapping_add(g[1])],
+                };
+                // SAFETY: out has 11 words per lane.
                 unsafe {
                     let v = *values.add(slot);
                     let f = *flags.add(slot) != 0;
+                    let map = [v | 1, v.rotate_left(16)];
+                    let (scan, total) = (t.inclusive_scan(map, op), t.reduce(map, op));
                     let r = [
                         t.reduce(v, Sum), t.inclusive_scan(v, Sum), t.exclusive_scan(v, Sum),
                         t.reverse_inclusive_scan(v, Sum), t.reverse_exclusive_scan(v, Sum),
                         t.segmented_inclusive_scan(v, f, Flags::Head, Sum), t.segmented_reduce(v, f, Flags::Tail, Sum),
-                        t.inclusive_scan(v, op), t.reduce(v, op),
+                        scan[0], scan[1], total[0], total[1],
                     ];
                     for (k, x) in r.iter().enumerate() {
-                        *out.add(slot * 9 + k) = *x;
+                        *out.add(slot * 11 + k) = *x;
                     }
                 }
             }

@@ -40,8 +40,9 @@ pub fn poisoned<T: DeviceCopy + bytemuck::Pod>(len: usize) -> DeviceBuffer<T> {
 }
 
 pub fn poison<T: DeviceCopy + bytemuck::Pod>(b: &mut DeviceBuffer<T>) {
-    let bytes = vec![0xA5u8; b.len() * std::mem::size_of::<T>()];
-    b.copy_from(bytemuck::cast_slice::<u8, T>(&bytes)).unwrap();
+    let mut host = vec![T::zeroed(); b.len()];
+    bytemuck::cast_slice_mut::<T, u8>(&mut host).fill(0xA5);
+    b.copy_from(&host[..]).unwrap();
 }
 
 pub fn download<T: DeviceCopy + Default + Clone>(b: &DeviceBuffer<T>) -> Vec<T> {
