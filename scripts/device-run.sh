@@ -11,7 +11,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 for task in "${@:-suite}"; do
   case $task in
     suite)
-      for t in "$bin"/test-conformance "$bin"/test-algorithms; do run "$t" --test-threads=1 --nocapture; done ;;
+      for t in "$bin"/test-conformance "$bin"/test-algorithms; do run "$t" --test-threads=1 --nocapture; done
+      run "$bin"/bin-user-app ;;
     bench)
       WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-throughput --bench ${BENCH_ARGS:-} ;;
     sanitize)

@@ -34,15 +34,23 @@ fn main() {
     let wk = match Warpkit::new() {
         Ok(wk) => wk,
         Err(e) => {
-            eprintln!("warpkit bench: {e}\nThe benchmark needs an NVIDIA GPU; nothing was measured.");
+            eprintln!(
+                "warpkit bench: {e}\nThe benchmark needs an NVIDIA GPU; nothing was measured."
+            );
             std::process::exit(1);
         }
     };
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).expect("stream");
-    let out = std::env::var_os("WARPKIT_BENCH_OUT").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target/warpkit-bench"));
+    let out = std::env::var_os("WARPKIT_BENCH_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target/warpkit-bench"));
     std::fs::create_dir_all(&out).expect("output folder");
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cub/cub_bench.cu");
-    let source = if source.is_file() { source } else { PathBuf::from("benches/cub/cub_bench.cu") };
+    let source = if source.is_file() {
+        source
+    } else {
+        PathBuf::from("benches/cub/cub_bench.cu")
+    };
     let cub = match Cub::build(&source, &out, wk.compute_capability()) {
         Ok(c) => Some(c),
         Err(e) => {
@@ -50,21 +58,44 @@ fn main() {
             None
         }
     };
-    let (measure, warm) = if quick { (Duration::from_millis(400), Duration::from_millis(150)) } else { (Duration::from_secs(2), Duration::from_millis(500)) };
+    let (measure, warm) = if quick {
+        (Duration::from_millis(400), Duration::from_millis(150))
+    } else {
+        (Duration::from_secs(2), Duration::from_millis(500))
+    };
     let criterion = Criterion::default()
         .output_directory(&out.join("criterion"))
         .measurement_time(measure)
         .warm_up_time(warm)
         .sample_size(20)
         .without_plots();
-    let sizes: Vec<usize> = if quick { vec![1 << 16, 1 << 20, 1 << 24, 1 << 28] } else { (16..=30).step_by(2).map(|k| 1 << k).collect() };
+    let sizes: Vec<usize> = if quick {
+        vec![1 << 16, 1 << 20, 1 << 24, 1 << 28]
+    } else {
+        (16..=30).step_by(2).map(|k| 1 << k).collect()
+    };
     let types = ["u32", "f32", "u64", "f64"];
     let total = sizes.len() * types.len() * 5 + 2 * 2 * 2;
     let progress = ProgressBar::new(total as u64);
-    progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("template"));
-    let mut b = Bench { wk: &wk, stream: &stream, criterion, cub, read_bw: 0.0, copy_bw: 0.0, rows: Vec::new(), progress };
+    progress
+        .set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("template"));
+    let mut b = Bench {
+        wk: &wk,
+        stream: &stream,
+        criterion,
+        cub,
+        read_bw: 0.0,
+        copy_bw: 0.0,
+        rows: Vec::new(),
+        progress,
+    };
     b.measure_limits();
-    eprintln!("{}\nread bandwidth {:.0} GB/s, copy bandwidth {:.0} GB/s (bytes read + written)", wk.describe(), b.read_bw / 1e9, b.copy_bw / 1e9);
+    eprintln!(
+        "{}\nread bandwidth {:.0} GB/s, copy bandwidth {:.0} GB/s (bytes read + written)",
+        wk.describe(),
+        b.read_bw / 1e9,
+        b.copy_bw / 1e9
+    );
     for &n in &sizes {
         b.device_cases::<u32>(n);
         b.device_cases::<f32>(n);
@@ -82,7 +113,9 @@ fn main() {
         date(),
         b.read_bw / 1e9,
         b.copy_bw / 1e9,
-        b.cub.as_ref().map_or("not available (no nvcc)".into(), |c| c.version.clone())
+        b.cub
+            .as_ref()
+            .map_or("not available (no nvcc)".into(), |c| c.version.clone())
     );
     let md = report::markdown(&b.rows, &header);
     std::fs::write(out.join("bench.md"), &md).expect("write bench.md");
@@ -91,7 +124,10 @@ fn main() {
         eprintln!("plot failed: {e}");
     }
     println!("{md}");
-    println!("wrote {0}/bench.md, {0}/bench.csv, {0}/throughput.svg, {0}/criterion/", out.display());
+    println!(
+        "wrote {0}/bench.md, {0}/bench.csv, {0}/throughput.svg, {0}/criterion/",
+        out.display()
+    );
 }
 
 fn date() -> String {
@@ -107,7 +143,9 @@ fn inputs<T: Element + Default>(n: usize, make: impl Fn(usize) -> T) -> Vec<Devi
     let bytes = n * std::mem::size_of::<T>();
     let count = ROTATE_BYTES.div_ceil(bytes).clamp(1, 16);
     let host: Vec<T> = (0..n).map(make).collect();
-    (0..count).map(|_| DeviceBuffer::from_slice(&host).expect("allocate input")).collect()
+    (0..count)
+        .map(|_| DeviceBuffer::from_slice(&host).expect("allocate input"))
+        .collect()
 }
 
 trait BenchElement: Element + Default {
@@ -124,22 +162,44 @@ bench_elements! {
 impl Bench<'_> {
     fn measure_limits(&mut self) {
         let vectors = (1usize << 30) / 16;
-        let src = DeviceBuffer::<[u32; 4]>::from_slice(&vec![[1, 2, 3, 4]; vectors]).expect("allocate");
+        let src =
+            DeviceBuffer::<[u32; 4]>::from_slice(&vec![[1, 2, 3, 4]; vectors]).expect("allocate");
         let dst = DeviceBuffer::<[u32; 4]>::from_slice(&vec![[0; 4]; vectors]).expect("allocate");
         let sink = DeviceBuffer::<u32>::from_slice(&[0]).expect("allocate");
-        let (s, d, k, v) = (src.as_device_ptr().as_raw(), dst.as_device_ptr().as_raw(), sink.as_device_ptr().as_raw(), vectors as u64);
+        let (s, d, k, v) = (
+            src.as_device_ptr().as_raw(),
+            dst.as_device_ptr().as_raw(),
+            sink.as_device_ptr().as_raw(),
+            vectors as u64,
+        );
         let grid = self.wk.multiprocessors() * 8;
         let mut samples = Vec::new();
         for _ in 0..20 {
             timing::time_iters(self.stream, 1, &mut samples, |_| unsafe {
-                self.wk.launch(self.stream, "warpkit_bandwidth_copy", grid, 256, &[arg(&s), arg(&d), arg(&v)]).expect("copy")
+                self.wk
+                    .launch(
+                        self.stream,
+                        "warpkit_bandwidth_copy",
+                        grid,
+                        256,
+                        &[arg(&s), arg(&d), arg(&v)],
+                    )
+                    .expect("copy")
             });
         }
         self.copy_bw = 2.0 * (vectors * 16) as f64 / timing::median(&mut samples);
         samples.clear();
         for _ in 0..20 {
             timing::time_iters(self.stream, 1, &mut samples, |_| unsafe {
-                self.wk.launch(self.stream, "warpkit_bandwidth_read", grid, 256, &[arg(&s), arg(&v), arg(&k)]).expect("read")
+                self.wk
+                    .launch(
+                        self.stream,
+                        "warpkit_bandwidth_read",
+                        grid,
+                        256,
+                        &[arg(&s), arg(&v), arg(&k)],
+                    )
+                    .expect("read")
             });
         }
         self.read_bw = (vectors * 16) as f64 / timing::median(&mut samples);
@@ -149,16 +209,40 @@ impl Bench<'_> {
     fn time(&mut self, id: &str, mut work: impl FnMut(u64)) -> f64 {
         let mut samples = Vec::new();
         let stream = self.stream;
-        self.criterion.bench_function(id, |b| b.iter_custom(|iters| timing::time_iters(stream, iters, &mut samples, &mut work)));
+        self.criterion.bench_function(id, |b| {
+            b.iter_custom(|iters| timing::time_iters(stream, iters, &mut samples, &mut work))
+        });
         timing::median(&mut samples)
     }
 
-    fn record(&mut self, algo: &str, ty: &'static str, n: usize, bytes: f64, ours: f64, reduce_like: bool) {
+    fn record(
+        &mut self,
+        algo: &str,
+        ty: &'static str,
+        n: usize,
+        bytes: f64,
+        ours: f64,
+        reduce_like: bool,
+    ) {
         let cub = self.cub.as_ref().and_then(|c| c.time(algo, ty, n));
-        let (limit, limit_name) = if reduce_like { (self.read_bw, "read") } else { (self.copy_bw, "copy") };
-        self.rows.push(report::Row { algo: algo.into(), ty, n, bytes, ours, cub, limit, limit_name });
+        let (limit, limit_name) = if reduce_like {
+            (self.read_bw, "read")
+        } else {
+            (self.copy_bw, "copy")
+        };
+        self.rows.push(report::Row {
+            algo: algo.into(),
+            ty,
+            n,
+            bytes,
+            ours,
+            cub,
+            limit,
+            limit_name,
+        });
         self.progress.inc(1);
-        self.progress.set_message(format!("{algo} {ty} 2^{}", n.trailing_zeros()));
+        self.progress
+            .set_message(format!("{algo} {ty} 2^{}", n.trailing_zeros()));
     }
 
     fn device_cases<T: BenchElement>(&mut self, n: usize)
@@ -169,7 +253,11 @@ impl Bench<'_> {
     {
         let size = std::mem::size_of::<T>();
         let Ok(mut output) = DeviceBuffer::from_slice(&vec![T::default(); n]) else {
-            eprintln!("{} 2^{}: out of device memory, skipped", T::NAME, n.trailing_zeros());
+            eprintln!(
+                "{} 2^{}: out of device memory, skipped",
+                T::NAME,
+                n.trailing_zeros()
+            );
             return;
         };
         let inputs = inputs::<T>(n, T::make);
@@ -188,10 +276,14 @@ impl Bench<'_> {
             });
             self.record(algo, T::NAME, n, (n * size) as f64, t, true);
         }
-        for (algo, kind) in [("scan_inclusive_sum", ScanKind::Inclusive), ("scan_exclusive_sum", ScanKind::Exclusive)] {
+        for (algo, kind) in [
+            ("scan_inclusive_sum", ScanKind::Inclusive),
+            ("scan_exclusive_sum", ScanKind::Exclusive),
+        ] {
             let mut q = Queue::new(wk, stream);
             let t = self.time(&format!("{algo}/{}/{n}", T::NAME), |i| {
-                q.scan(&inputs[i as usize % inputs.len()], &mut output, Sum, kind).expect("scan")
+                q.scan(&inputs[i as usize % inputs.len()], &mut output, Sum, kind)
+                    .expect("scan")
             });
             self.record(algo, T::NAME, n, (2 * n * size) as f64, t, false);
         }
@@ -209,11 +301,31 @@ impl Bench<'_> {
         let (wk, stream) = (self.wk, self.stream);
         let mut q = Queue::new(wk, stream);
         let t = self.time(&format!("rows_reduce_sum/{}/{n}", T::NAME), |i| {
-            q.rows_reduce(&inputs[i as usize % inputs.len()], ROW_WIDTH, &mut reduced, Sum).expect("rows reduce")
+            q.rows_reduce(
+                &inputs[i as usize % inputs.len()],
+                ROW_WIDTH,
+                &mut reduced,
+                Sum,
+            )
+            .expect("rows reduce")
         });
-        self.record("rows_reduce_sum", T::NAME, n, ((n + rows) * size) as f64, t, true);
+        self.record(
+            "rows_reduce_sum",
+            T::NAME,
+            n,
+            ((n + rows) * size) as f64,
+            t,
+            true,
+        );
         let t = self.time(&format!("rows_scan_sum/{}/{n}", T::NAME), |i| {
-            q.rows_scan(&inputs[i as usize % inputs.len()], ROW_WIDTH, &mut scanned, Sum, ScanKind::Inclusive).expect("rows scan")
+            q.rows_scan(
+                &inputs[i as usize % inputs.len()],
+                ROW_WIDTH,
+                &mut scanned,
+                Sum,
+                ScanKind::Inclusive,
+            )
+            .expect("rows scan")
         });
         self.record("rows_scan_sum", T::NAME, n, (2 * n * size) as f64, t, false);
     }

@@ -26,10 +26,16 @@ impl Row {
 }
 
 pub fn markdown(rows: &[Row], header: &str) -> String {
-    let mut s = format!("{header}\n\n| operation | type | n | time (µs) | Gelem/s | GB/s | % of limit | CUB (µs) | CUB GB/s | ours / CUB |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    let mut s = format!(
+        "{header}\n\n| operation | type | n | time (µs) | Gelem/s | GB/s | % of limit | CUB (µs) | CUB GB/s | ours / CUB |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+    );
     for r in rows {
         let (cub_us, cub_bw, ratio) = match r.cub {
-            Some(c) => (format!("{:.1}", c * 1e6), format!("{:.0}", r.bandwidth(c) / 1e9), format!("{:.2}x", c / r.ours)),
+            Some(c) => (
+                format!("{:.1}", c * 1e6),
+                format!("{:.0}", r.bandwidth(c) / 1e9),
+                format!("{:.2}x", c / r.ours),
+            ),
             None => (String::new(), String::new(), String::new()),
         };
         let _ = writeln!(
@@ -52,7 +58,9 @@ pub fn markdown(rows: &[Row], header: &str) -> String {
 }
 
 pub fn csv(rows: &[Row]) -> String {
-    let mut s = String::from("operation,type,n,seconds,elements_per_second,bytes_per_second,limit,limit_bytes_per_second,cub_seconds\n");
+    let mut s = String::from(
+        "operation,type,n,seconds,elements_per_second,bytes_per_second,limit,limit_bytes_per_second,cub_seconds\n",
+    );
     for r in rows {
         let _ = writeln!(
             s,
@@ -75,13 +83,19 @@ pub fn csv(rows: &[Row]) -> String {
 pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let mut algos: Vec<&str> = rows.iter().map(|r| r.algo.as_str()).collect();
     algos.dedup();
-    let root = SVGBackend::new(path, (1400, 420 * algos.len().div_ceil(2) as u32)).into_drawing_area();
+    let root =
+        SVGBackend::new(path, (1400, 420 * algos.len().div_ceil(2) as u32)).into_drawing_area();
     root.fill(&WHITE)?;
     let panels = root.split_evenly((algos.len().div_ceil(2), 2));
     let colors = [RED, BLUE, GREEN, MAGENTA, CYAN, BLACK];
     for (panel, algo) in panels.iter().zip(&algos) {
         let here: Vec<&Row> = rows.iter().filter(|r| r.algo == *algo).collect();
-        let max_bw = here.iter().map(|r| r.limit.max(r.bandwidth(r.ours))).fold(0.0, f64::max) / 1e9 * 1.1;
+        let max_bw = here
+            .iter()
+            .map(|r| r.limit.max(r.bandwidth(r.ours)))
+            .fold(0.0, f64::max)
+            / 1e9
+            * 1.1;
         let (lo, hi) = here.iter().fold((64u32, 0u32), |(lo, hi), r| {
             let k = r.n.trailing_zeros();
             (lo.min(k), hi.max(k))
@@ -95,7 +109,10 @@ pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>>
         chart.configure_mesh().draw()?;
         let limit = here[0].limit / 1e9;
         chart
-            .draw_series(LineSeries::new([(lo as f64, limit), (hi as f64, limit)], &RGBColor(150, 150, 150)))?
+            .draw_series(LineSeries::new(
+                [(lo as f64, limit), (hi as f64, limit)],
+                &RGBColor(150, 150, 150),
+            ))?
             .label(format!("{} limit", here[0].limit_name))
             .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], RGBColor(150, 150, 150)));
         let mut types: Vec<&str> = here.iter().map(|r| r.ty).collect();
@@ -103,21 +120,38 @@ pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>>
         types.dedup();
         for (ty, color) in types.iter().zip(colors) {
             let series: Vec<&&Row> = here.iter().filter(|r| r.ty == *ty).collect();
-            let ours: Vec<(f64, f64)> = series.iter().map(|r| (r.n.trailing_zeros() as f64, r.bandwidth(r.ours) / 1e9)).collect();
+            let ours: Vec<(f64, f64)> = series
+                .iter()
+                .map(|r| (r.n.trailing_zeros() as f64, r.bandwidth(r.ours) / 1e9))
+                .collect();
             chart
                 .draw_series(LineSeries::new(ours, color.stroke_width(2)))?
                 .label(format!("warpkit {ty}"))
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
-            let cub: Vec<(f64, f64)> =
-                series.iter().filter_map(|r| r.cub.map(|c| (r.n.trailing_zeros() as f64, r.bandwidth(c) / 1e9))).collect();
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            let cub: Vec<(f64, f64)> = series
+                .iter()
+                .filter_map(|r| {
+                    r.cub
+                        .map(|c| (r.n.trailing_zeros() as f64, r.bandwidth(c) / 1e9))
+                })
+                .collect();
             if !cub.is_empty() {
                 chart
-                    .draw_series(cub.iter().map(|&(x, y)| Circle::new((x, y), 4, color.filled())))?
+                    .draw_series(
+                        cub.iter()
+                            .map(|&(x, y)| Circle::new((x, y), 4, color.filled())),
+                    )?
                     .label(format!("CUB {ty}"))
                     .legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
             }
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
     }
     root.present()?;
     Ok(())

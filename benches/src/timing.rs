@@ -6,7 +6,12 @@ use std::time::Duration;
 
 /// Runs `work` `iters` times between two events; returns the GPU time (criterion's custom
 /// timing), and records the per-iteration time in `samples`.
-pub fn time_iters(stream: &Stream, iters: u64, samples: &mut Vec<f64>, mut work: impl FnMut(u64)) -> Duration {
+pub fn time_iters(
+    stream: &Stream,
+    iters: u64,
+    samples: &mut Vec<f64>,
+    mut work: impl FnMut(u64),
+) -> Duration {
     let start = Event::new(EventFlags::DEFAULT).expect("event");
     let stop = Event::new(EventFlags::DEFAULT).expect("event");
     start.record(stream).expect("record");

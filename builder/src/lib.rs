@@ -98,7 +98,8 @@ impl PtxBuilder {
             crate_dir,
             targets: Vec::new(),
             features: Vec::new(),
-            toolchain: std::env::var("WARPKIT_TOOLCHAIN").unwrap_or_else(|_| PINNED_TOOLCHAIN.into()),
+            toolchain: std::env::var("WARPKIT_TOOLCHAIN")
+                .unwrap_or_else(|_| PINNED_TOOLCHAIN.into()),
             target_dir: None,
             out_dir: None,
         }
@@ -148,24 +149,42 @@ impl PtxBuilder {
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
             None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or_else(|| {
-                BuildError::Toolchain("no out_dir given and OUT_DIR is not set (not in a build script)".into())
+                BuildError::Toolchain(
+                    "no out_dir given and OUT_DIR is not set (not in a build script)".into(),
+                )
             })?),
         };
         std::fs::create_dir_all(&out_dir).map_err(|e| BuildError::io(&out_dir, e))?;
-        let target_root = self.target_dir.clone().unwrap_or_else(|| default_target_dir(&out_dir));
-        let linker = std::env::current_exe().map_err(|e| BuildError::io(Path::new("current_exe"), e))?;
+        let target_root = self
+            .target_dir
+            .clone()
+            .unwrap_or_else(|| default_target_dir(&out_dir));
+        let linker =
+            std::env::current_exe().map_err(|e| BuildError::io(Path::new("current_exe"), e))?;
 
         let mut built = Vec::new();
         let mut sources = Vec::new();
         for &target in &self.targets {
-            let (artifact, deps) = self.build_one(&toolchain, target, &target_root.join(target.name()), &linker)?;
-            let stem = artifact.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            let (artifact, deps) = self.build_one(
+                &toolchain,
+                target,
+                &target_root.join(target.name()),
+                &linker,
+            )?;
+            let stem = artifact
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             let dest = out_dir.join(format!("{stem}.{target}.ptx"));
             let partial = dest.with_extension("ptx.partial");
             std::fs::copy(&artifact, &partial).map_err(|e| BuildError::io(&artifact, e))?;
             std::fs::rename(&partial, &dest).map_err(|e| BuildError::io(&dest, e))?;
             built.push(Ptx { target, path: dest });
-            sources.extend(deps.into_iter().filter(|p| !toolchain::is_inside(&toolchain.sysroot, p)));
+            sources.extend(
+                deps.into_iter()
+                    .filter(|p| !toolchain::is_inside(&toolchain.sysroot, p)),
+            );
         }
         sources.sort();
         sources.dedup();
@@ -181,14 +200,19 @@ impl PtxBuilder {
                 for s in &sources {
                     println!("cargo:rerun-if-changed={}", s.display());
                 }
-                println!("cargo:rerun-if-changed={}", self.crate_dir.join("Cargo.toml").display());
+                println!(
+                    "cargo:rerun-if-changed={}",
+                    self.crate_dir.join("Cargo.toml").display()
+                );
                 println!("cargo:rerun-if-env-changed=WARPKIT_TOOLCHAIN");
                 let mut code = format!("pub static {name}: &[(&str, &str)] = &[\n");
                 for p in &ptx {
                     code += &format!("    ({:?}, include_str!({:?})),\n", p.target.name(), p.path);
                 }
                 code += "];\n";
-                let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("embed runs in a build script"));
+                let out = PathBuf::from(
+                    std::env::var_os("OUT_DIR").expect("embed runs in a build script"),
+                );
                 let file = out.join(format!("{}.rs", name.to_lowercase()));
                 if let Err(e) = std::fs::write(&file, code) {
                     eprintln!("error: {}: {e}", file.display());
@@ -219,8 +243,18 @@ impl PtxBuilder {
             .arg("rustc")
             .arg("--manifest-path")
             .arg(self.crate_dir.join("Cargo.toml"))
-            .args(["--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
-            .args(["--crate-type", "cdylib", "--message-format", "json-render-diagnostics"])
+            .args([
+                "--release",
+                "--target",
+                "nvptx64-nvidia-cuda",
+                "-Zbuild-std=core",
+            ])
+            .args([
+                "--crate-type",
+                "cdylib",
+                "--message-format",
+                "json-render-diagnostics",
+            ])
             .arg("--target-dir")
             .arg(target_dir)
             .stdout(Stdio::piped())
@@ -238,7 +272,8 @@ impl PtxBuilder {
         if !output.status.success() {
             return Err(failed());
         }
-        let artifact = last_ptx_artifact(&String::from_utf8_lossy(&output.stdout)).ok_or_else(failed)?;
+        let artifact =
+            last_ptx_artifact(&String::from_utf8_lossy(&output.stdout)).ok_or_else(failed)?;
         let deps = read_dep_info(&artifact.with_extension("d"));
         Ok((artifact, deps))
     }
@@ -269,7 +304,8 @@ fn read_dep_info(path: &Path) -> Vec<PathBuf> {
     while let Some(c) = chars.next() {
         match c {
             '\\' => current.extend(chars.next()),
-            ' ' => files.extend((!current.is_empty()).then(|| PathBuf::from(std::mem::take(&mut current)))),
+            ' ' => files
+                .extend((!current.is_empty()).then(|| PathBuf::from(std::mem::take(&mut current)))),
             _ => current.push(c),
         }
     }
@@ -288,7 +324,12 @@ fn default_target_dir(out_dir: &Path) -> PathBuf {
 
 /// Removes what an outer cargo sets for its build script, so the nested build is its own.
 fn clean_cargo_env(cmd: &mut Command) {
-    const KEEP: [&str; 4] = ["CARGO_HOME", "CARGO_MAKEFLAGS", "CARGO_NET_OFFLINE", "CARGO_REGISTRIES_CRATES_IO_PROTOCOL"];
+    const KEEP: [&str; 4] = [
+        "CARGO_HOME",
+        "CARGO_MAKEFLAGS",
+        "CARGO_NET_OFFLINE",
+        "CARGO_REGISTRIES_CRATES_IO_PROTOCOL",
+    ];
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy();
         let outer = (key.starts_with("CARGO") && !KEEP.contains(&key.as_ref()))
@@ -296,7 +337,14 @@ fn clean_cargo_env(cmd: &mut Command) {
             || key.starts_with("RUSTDOC")
             || matches!(
                 key.as_ref(),
-                "RUSTFLAGS" | "TARGET" | "HOST" | "OUT_DIR" | "PROFILE" | "OPT_LEVEL" | "DEBUG" | "NUM_JOBS"
+                "RUSTFLAGS"
+                    | "TARGET"
+                    | "HOST"
+                    | "OUT_DIR"
+                    | "PROFILE"
+                    | "OPT_LEVEL"
+                    | "DEBUG"
+                    | "NUM_JOBS"
             );
         if outer {
             cmd.env_remove(key.as_ref());
@@ -314,7 +362,10 @@ mod tests {
 {"reason":"compiler-message","message":{}}
 {"reason":"compiler-artifact","filenames":["/t/release/warpkit.ptx"]}
 {"reason":"build-finished","success":true}"#;
-        assert_eq!(last_ptx_artifact(json), Some(PathBuf::from("/t/release/warpkit.ptx")));
+        assert_eq!(
+            last_ptx_artifact(json),
+            Some(PathBuf::from("/t/release/warpkit.ptx"))
+        );
         assert_eq!(last_ptx_artifact("{\"reason\":\"build-finished\"}"), None);
     }
 
@@ -323,17 +374,29 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("warpkit-depinfo-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("x.d");
-        std::fs::write(&file, "/t/x.ptx: /src/a.rs /src/my\\ dir/b.rs\n\n/src/a.rs:\n").unwrap();
+        std::fs::write(
+            &file,
+            "/t/x.ptx: /src/a.rs /src/my\\ dir/b.rs\n\n/src/a.rs:\n",
+        )
+        .unwrap();
         assert_eq!(
             read_dep_info(&file),
-            [PathBuf::from("/src/a.rs"), PathBuf::from("/src/my dir/b.rs")]
+            [
+                PathBuf::from("/src/a.rs"),
+                PathBuf::from("/src/my dir/b.rs")
+            ]
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn missing_toolchain_names_the_rustup_command() {
-        let err = Toolchain::locate("nightly-1999-01-01").unwrap_err().to_string();
-        assert!(err.contains("rustup toolchain install nightly-1999-01-01"), "{err}");
+        let err = Toolchain::locate("nightly-1999-01-01")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("rustup toolchain install nightly-1999-01-01"),
+            "{err}"
+        );
     }
 }

@@ -55,7 +55,10 @@ impl LinkArgs {
         };
         let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
         while let Some(arg) = it.next() {
-            let mut value = |flag: &str| it.next().ok_or_else(|| BuildError::Link(format!("{flag} needs a value")));
+            let mut value = |flag: &str| {
+                it.next()
+                    .ok_or_else(|| BuildError::Link(format!("{flag} needs a value")))
+            };
             match arg.as_str() {
                 "--export-symbol" => parsed.exports.push(value("--export-symbol")?),
                 "-o" => parsed.output = PathBuf::from(value("-o")?),
@@ -65,17 +68,23 @@ impl LinkArgs {
                     value(&arg)?;
                 }
                 "--debug" => {}
-                _ if arg.starts_with("--target-feature=") => {
-                    parsed.features.push(arg["--target-feature=".len()..].to_owned())
-                }
+                _ if arg.starts_with("--target-feature=") => parsed
+                    .features
+                    .push(arg["--target-feature=".len()..].to_owned()),
                 _ if arg.starts_with("-O") => parsed.opt_level = arg[2..].to_owned(),
                 _ if arg.ends_with(".rlib") => parsed.archives.push(arg.into()),
                 _ if arg.ends_with(".o") => parsed.objects.push(arg.into()),
-                _ => return Err(BuildError::Link(format!("unexpected linker argument `{arg}`"))),
+                _ => {
+                    return Err(BuildError::Link(format!(
+                        "unexpected linker argument `{arg}`"
+                    )));
+                }
             }
         }
         if parsed.output.as_os_str().is_empty() || parsed.cpu.is_empty() {
-            return Err(BuildError::Link("rustc passed no -o or --target-cpu".into()));
+            return Err(BuildError::Link(
+                "rustc passed no -o or --target-cpu".into(),
+            ));
         }
         Ok(parsed)
     }
@@ -90,7 +99,10 @@ impl LinkArgs {
         for (i, archive) in self.archives.iter().enumerate() {
             let dir = work.join(format!("lib{i}"));
             std::fs::create_dir_all(&dir).map_err(|e| BuildError::io(&dir, e))?;
-            run(Command::new(llvm.join("llvm-ar")).arg("x").arg(archive).current_dir(&dir))?;
+            run(Command::new(llvm.join("llvm-ar"))
+                .arg("x")
+                .arg(archive)
+                .current_dir(&dir))?;
             for entry in std::fs::read_dir(&dir).map_err(|e| BuildError::io(&dir, e))? {
                 let path = entry.map_err(|e| BuildError::io(&dir, e))?.path();
                 if path.extension().is_some_and(|e| e == "o") {
@@ -101,7 +113,10 @@ impl LinkArgs {
         members.sort();
 
         let crate_bc = work.join("crate.bc");
-        run(Command::new(llvm.join("llvm-link")).args(&self.objects).arg("-o").arg(&crate_bc))?;
+        run(Command::new(llvm.join("llvm-link"))
+            .args(&self.objects)
+            .arg("-o")
+            .arg(&crate_bc))?;
         let linked = work.join("linked.bc");
         run(Command::new(llvm.join("llvm-link"))
             .arg(&crate_bc)
@@ -120,7 +135,10 @@ impl LinkArgs {
             // Fully unroll constant-trip loops over register arrays, as nvcc does: a loop left
             // rolled indexes its array at run time and moves it to local memory.
             .arg("-unroll-threshold=1000")
-            .arg(format!("--internalize-public-api-list={}", self.exports.join(",")))
+            .arg(format!(
+                "--internalize-public-api-list={}",
+                self.exports.join(",")
+            ))
             .arg(&linked)
             .arg("-o")
             .arg(&optimized))?;

@@ -83,7 +83,11 @@ impl Target {
     /// target is compiled as sm_70 with `--cfg warpkit_target_below_sm70` (so code can offer
     /// what exists only there), and the linker's `llc` then emits PTX for the real target.
     pub(crate) fn rustc_flags(&self) -> Vec<String> {
-        let cpu = if *self < Self::RUSTC_MINIMUM { Self::RUSTC_MINIMUM } else { *self };
+        let cpu = if *self < Self::RUSTC_MINIMUM {
+            Self::RUSTC_MINIMUM
+        } else {
+            *self
+        };
         let mut flags = vec![format!("-Ctarget-cpu={cpu}")];
         if *self < Self::RUSTC_MINIMUM {
             flags.push("--cfg=warpkit_target_below_sm70".into());

@@ -28,7 +28,11 @@ impl Toolchain {
             .env("RUSTUP_TOOLCHAIN", name)
             .args(["--print", "sysroot"])
             .output()
-            .map_err(|e| BuildError::Toolchain(format!("cannot run rustc ({e}); install rustup, then: {install}")))?;
+            .map_err(|e| {
+                BuildError::Toolchain(format!(
+                    "cannot run rustc ({e}); install rustup, then: {install}"
+                ))
+            })?;
         if !output.status.success() {
             return Err(BuildError::Toolchain(format!(
                 "toolchain {name} is not installed ({}); run: {install}",
@@ -42,7 +46,10 @@ impl Toolchain {
                  rustup component add rust-src --toolchain {name}"
             )));
         }
-        let llvm_bin = sysroot.join("lib/rustlib").join(host_triple(name)?).join("bin");
+        let llvm_bin = sysroot
+            .join("lib/rustlib")
+            .join(host_triple(name)?)
+            .join("bin");
         if !llvm_bin.join("llc").is_file() {
             return Err(BuildError::Toolchain(format!(
                 "component llvm-tools is missing from {name} (llvm-link, opt and llc do the PTX link); run: \

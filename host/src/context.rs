@@ -32,7 +32,12 @@ impl Warpkit {
     fn load(target: Option<&str>) -> Result<Warpkit, Error> {
         let context = cust::quick_init().map_err(Error::NoDevice)?;
         let device = Device::get_device(0).during("get device")?;
-        let attribute = |a| device.get_attribute(a).map(|v| v as u32).during("device attribute");
+        let attribute = |a| {
+            device
+                .get_attribute(a)
+                .map(|v| v as u32)
+                .during("device attribute")
+        };
         let compute = (
             attribute(DeviceAttribute::ComputeCapabilityMajor)?,
             attribute(DeviceAttribute::ComputeCapabilityMinor)?,
@@ -40,8 +45,15 @@ impl Warpkit {
         let available = || ptx::targets().join(", ");
         let (target, text) = match target {
             Some(name) => {
-                let text = ptx::for_target(name).ok_or_else(|| Error::UnknownTarget(name.into(), available()))?;
-                (ptx::targets().into_iter().find(|t| *t == name).unwrap_or("?"), text)
+                let text = ptx::for_target(name)
+                    .ok_or_else(|| Error::UnknownTarget(name.into(), available()))?;
+                (
+                    ptx::targets()
+                        .into_iter()
+                        .find(|t| *t == name)
+                        .unwrap_or("?"),
+                    text,
+                )
             }
             None => ptx::best_for(compute.0, compute.1).ok_or_else(|| Error::NoPtxForDevice {
                 major: compute.0,

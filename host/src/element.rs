@@ -9,7 +9,14 @@ pub trait Element: Pod + DeviceCopy + PartialEq + std::fmt::Debug + Send + Sync 
     /// The type's name in kernel names (`u32`).
     const NAME: &'static str;
     /// The index type beside it in arg-min/arg-max (`u32` for 32-bit values, `u64` for 64-bit).
-    type Index: Pod + DeviceCopy + Into<u64> + TryFrom<u64> + std::fmt::Debug + PartialEq + Send + Sync;
+    type Index: Pod
+        + DeviceCopy
+        + Into<u64>
+        + TryFrom<u64>
+        + std::fmt::Debug
+        + PartialEq
+        + Send
+        + Sync;
 }
 
 macro_rules! elements {

@@ -5,23 +5,37 @@
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// No CUDA driver or no GPU.
-    #[error("no CUDA device available ({0}); GPU work needs a machine with an NVIDIA GPU and driver")]
+    #[error(
+        "no CUDA device available ({0}); GPU work needs a machine with an NVIDIA GPU and driver"
+    )]
     NoDevice(cust::error::CudaError),
     /// The embedded PTX has no target this device can run.
     #[error("no embedded PTX runs on compute capability {major}.{minor} (have: {available})")]
-    NoPtxForDevice { major: u32, minor: u32, available: String },
+    NoPtxForDevice {
+        major: u32,
+        minor: u32,
+        available: String,
+    },
     /// A target name that is not embedded.
     #[error("no embedded PTX for target {0} (have: {1})")]
     UnknownTarget(String, String),
     /// Output and input lengths differ.
     #[error("{op}: output has {output} elements but input has {input}; they must be equal")]
-    LengthMismatch { op: &'static str, input: usize, output: usize },
+    LengthMismatch {
+        op: &'static str,
+        input: usize,
+        output: usize,
+    },
     /// Input and output overlap without being the same range.
     #[error("{op}: input and output overlap partially; use distinct buffers or the in-place form")]
     Overlap { op: &'static str },
     /// More elements than the kernel can index.
     #[error("{op}: {len} elements exceed the kernel's limit of {max}")]
-    TooLarge { op: &'static str, len: usize, max: usize },
+    TooLarge {
+        op: &'static str,
+        len: usize,
+        max: usize,
+    },
     /// Row offsets that do not describe rows of the input.
     #[error("{op}: bad row offsets: {reason}")]
     BadOffsets { op: &'static str, reason: String },

@@ -12,7 +12,10 @@ pub fn targets() -> Vec<&'static str> {
 
 /// The PTX for a target name (`sm_90`).
 pub fn for_target(name: &str) -> Option<&'static str> {
-    KERNELS_PTX.iter().find(|(t, _)| *t == name).map(|(_, p)| *p)
+    KERNELS_PTX
+        .iter()
+        .find(|(t, _)| *t == name)
+        .map(|(_, p)| *p)
 }
 
 /// The newest embedded target that runs on compute capability `major.minor`: an

@@ -94,24 +94,46 @@ impl<'a> Queue<'a> {
         if self.reduce.is_none() {
             let grid = (self.wk.multiprocessors() * REDUCE_BLOCKS_PER_SM) as usize;
             // SAFETY: u8 has no invalid bit patterns; the kernels write before reading.
-            let partials = unsafe { DeviceBuffer::uninitialized(grid * MAX_VALUE_BYTES) }.during("allocate")?;
+            let partials = unsafe { DeviceBuffer::uninitialized(grid * MAX_VALUE_BYTES) }
+                .during("allocate")?;
             let result = DeviceBuffer::zeroed(MAX_VALUE_BYTES).during("allocate")?;
             let counter = DeviceBuffer::zeroed(1).during("allocate")?;
-            self.reduce = Some(ReduceStorage { partials, result, counter });
+            self.reduce = Some(ReduceStorage {
+                partials,
+                result,
+                counter,
+            });
         }
         Ok(self.reduce.as_ref().expect("just allocated"))
     }
 
     /// Enqueues the single-pass reduce kernel `name` writing one `U` to `output`.
-    fn launch_reduce<T: Element>(&mut self, name: &str, input: &DeviceSlice<T>, output: u64) -> Result<(), Error> {
+    fn launch_reduce<T: Element>(
+        &mut self,
+        name: &str,
+        input: &DeviceSlice<T>,
+        output: u64,
+    ) -> Result<(), Error> {
         let grid = self.reduce_grid(input.len(), std::mem::size_of::<T>());
         let storage = self.reduce_storage()?;
         let (src, len) = (ptr(input), input.len() as u64);
-        let (partials, counter) = (storage.partials.as_device_ptr().as_raw(), storage.counter.as_device_ptr().as_raw());
-        let args = [arg(&src), arg(&len), arg(&partials), arg(&counter), arg(&output)];
+        let (partials, counter) = (
+            storage.partials.as_device_ptr().as_raw(),
+            storage.counter.as_device_ptr().as_raw(),
+        );
+        let args = [
+            arg(&src),
+            arg(&len),
+            arg(&partials),
+            arg(&counter),
+            arg(&output),
+        ];
         // SAFETY: the kernel takes (input, len, partials, counter, output); partials has room
         // for the largest grid; the counter is zero between launches (the last block resets it).
-        unsafe { self.wk.launch(self.stream, name, grid, REDUCE_THREADS, &args) }
+        unsafe {
+            self.wk
+                .launch(self.stream, name, grid, REDUCE_THREADS, &args)
+        }
     }
 
     /// Enqueues the reduction of `input` into `output[0]`. Empty input writes the identity.
@@ -122,13 +144,21 @@ impl<'a> Queue<'a> {
         op: O,
     ) -> Result<(), Error> {
         if output.is_empty() {
-            return Err(Error::LengthMismatch { op: "reduce", input: 1, output: 0 });
+            return Err(Error::LengthMismatch {
+                op: "reduce",
+                input: 1,
+                output: 0,
+            });
         }
         if input.is_empty() {
             let identity = [op.identity()];
             // SAFETY: the host slice outlives the copy, which is complete when this returns.
             return unsafe {
-                cust::memory::AsyncCopyDestination::async_copy_from(&mut output.index(0..1), &identity[..], self.stream)
+                cust::memory::AsyncCopyDestination::async_copy_from(
+                    &mut output.index(0..1),
+                    &identity[..],
+                    self.stream,
+                )
             }
             .and_then(|_| self.stream.synchronize())
             .during("reduce");
@@ -139,7 +169,11 @@ impl<'a> Queue<'a> {
 
     /// The reduction of `input`, returned to the host (waits for the stream). Empty input
     /// gives the operator's identity.
-    pub fn reduce<T: Element, O: DeviceOp<T>>(&mut self, input: &DeviceSlice<T>, op: O) -> Result<T, Error> {
+    pub fn reduce<T: Element, O: DeviceOp<T>>(
+        &mut self,
+        input: &DeviceSlice<T>,
+        op: O,
+    ) -> Result<T, Error> {
         if input.is_empty() {
             return Ok(op.identity());
         }
@@ -163,9 +197,17 @@ impl<'a> Queue<'a> {
             return Ok(None);
         }
         // The index type's largest value marks "no index" (the identity).
-        let max = if std::mem::size_of::<T::Index>() == 4 { u32::MAX as u64 } else { u64::MAX };
+        let max = if std::mem::size_of::<T::Index>() == 4 {
+            u32::MAX as u64
+        } else {
+            u64::MAX
+        };
         if input.len() as u64 >= max {
-            return Err(Error::TooLarge { op: "arg_reduce", len: input.len(), max: max as usize - 1 });
+            return Err(Error::TooLarge {
+                op: "arg_reduce",
+                len: input.len(),
+                max: max as usize - 1,
+            });
         }
         let name = format!("warpkit_reduce_{}_{}", O::NAME, T::NAME);
         let out = self.reduce_storage()?.result.as_device_ptr().as_raw();
@@ -177,9 +219,17 @@ impl<'a> Queue<'a> {
     fn read_result<U: bytemuck::Pod>(&self) -> Result<U, Error> {
         self.synchronize()?;
         let mut bytes = [0u8; MAX_VALUE_BYTES];
-        let storage = self.reduce.as_ref().expect("reduce storage exists after a launch");
-        storage.result.copy_to(&mut bytes[..]).during("copy result")?;
-        Ok(bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<U>()]))
+        let storage = self
+            .reduce
+            .as_ref()
+            .expect("reduce storage exists after a launch");
+        storage
+            .result
+            .copy_to(&mut bytes[..])
+            .during("copy result")?;
+        Ok(bytemuck::pod_read_unaligned(
+            &bytes[..std::mem::size_of::<U>()],
+        ))
     }
 
     /// Enqueues a scan of `input` into `output` (same length; the same range or disjoint).
@@ -191,7 +241,11 @@ impl<'a> Queue<'a> {
         kind: ScanKind,
     ) -> Result<(), Error> {
         if input.len() != output.len() {
-            return Err(Error::LengthMismatch { op: "scan", input: input.len(), output: output.len() });
+            return Err(Error::LengthMismatch {
+                op: "scan",
+                input: input.len(),
+                output: output.len(),
+            });
         }
         if overlap(input, output) && ptr(input) != ptr(output) {
             return Err(Error::Overlap { op: "scan" });
@@ -209,14 +263,24 @@ impl<'a> Queue<'a> {
         self.scan_raw::<T, O>(ptr(data), ptr(data), data.len(), kind)
     }
 
-    fn scan_raw<T: Element, O: DeviceOp<T>>(&mut self, src: u64, dst: u64, len: usize, kind: ScanKind) -> Result<(), Error> {
+    fn scan_raw<T: Element, O: DeviceOp<T>>(
+        &mut self,
+        src: u64,
+        dst: u64,
+        len: usize,
+        kind: ScanKind,
+    ) -> Result<(), Error> {
         if len == 0 {
             return Ok(());
         }
         let tile = SCAN_THREADS as usize * scan_items(std::mem::size_of::<T>());
         let tiles = len.div_ceil(tile);
         if tiles > i32::MAX as usize {
-            return Err(Error::TooLarge { op: "scan", len, max: i32::MAX as usize * tile });
+            return Err(Error::TooLarge {
+                op: "scan",
+                len,
+                max: i32::MAX as usize * tile,
+            });
         }
         let storage = self.scan_storage(tiles)?;
         let flags = storage.flags.as_device_ptr().as_raw();
@@ -224,12 +288,24 @@ impl<'a> Queue<'a> {
         let prefixes = aggregates + 8 * storage.tiles as u64;
         let epoch = storage.epoch;
         let (len64, exclusive) = (len as u64, (kind == ScanKind::Exclusive) as u32);
-        let args = [arg(&src), arg(&dst), arg(&len64), arg(&flags), arg(&aggregates), arg(&prefixes), arg(&epoch), arg(&exclusive)];
+        let args = [
+            arg(&src),
+            arg(&dst),
+            arg(&len64),
+            arg(&flags),
+            arg(&aggregates),
+            arg(&prefixes),
+            arg(&epoch),
+            arg(&exclusive),
+        ];
         let name = format!("warpkit_scan_{}_{}", O::NAME, T::NAME);
         // SAFETY: the kernel takes (input, output, len, flags, aggregates, prefixes, epoch,
         // exclusive); one block per tile; the status arrays have a slot per tile and no flag
         // of this epoch.
-        unsafe { self.wk.launch(self.stream, &name, tiles as u32, SCAN_THREADS, &args) }
+        unsafe {
+            self.wk
+                .launch(self.stream, &name, tiles as u32, SCAN_THREADS, &args)
+        }
     }
 
     /// Tile-status storage for `tiles` tiles, with a fresh epoch.
@@ -265,7 +341,11 @@ impl<'a> Queue<'a> {
     ) -> Result<(), Error> {
         let rows = output.len();
         if rows.checked_mul(width) != Some(input.len()) {
-            return Err(Error::LengthMismatch { op: "rows_reduce", input: input.len(), output: rows * width });
+            return Err(Error::LengthMismatch {
+                op: "rows_reduce",
+                input: input.len(),
+                output: rows * width,
+            });
         }
         self.rows::<T, O>("reduce", input, 0, width, rows, ptr(output), None)
     }
@@ -280,14 +360,22 @@ impl<'a> Queue<'a> {
         kind: ScanKind,
     ) -> Result<(), Error> {
         if input.len() != output.len() {
-            return Err(Error::LengthMismatch { op: "rows_scan", input: input.len(), output: output.len() });
+            return Err(Error::LengthMismatch {
+                op: "rows_scan",
+                input: input.len(),
+                output: output.len(),
+            });
         }
         if overlap(input, output) {
             return Err(Error::Overlap { op: "rows_scan" });
         }
-        let rows = if width == 0 { 0 } else { input.len() / width };
+        let rows = input.len().checked_div(width).unwrap_or(0);
         if rows * width != input.len() {
-            return Err(Error::LengthMismatch { op: "rows_scan", input: input.len(), output: rows * width });
+            return Err(Error::LengthMismatch {
+                op: "rows_scan",
+                input: input.len(),
+                output: rows * width,
+            });
         }
         self.rows::<T, O>("scan", input, 0, width, rows, ptr(output), Some(kind))
     }
@@ -302,7 +390,11 @@ impl<'a> Queue<'a> {
     ) -> Result<(), Error> {
         let rows = check_offsets("segments_reduce", offsets, input.len())?;
         if output.len() != rows {
-            return Err(Error::LengthMismatch { op: "segments_reduce", input: rows, output: output.len() });
+            return Err(Error::LengthMismatch {
+                op: "segments_reduce",
+                input: rows,
+                output: output.len(),
+            });
         }
         let offsets = self.upload_offsets(offsets)?;
         self.rows::<T, O>("reduce", input, offsets, 0, rows, ptr(output), None)
@@ -319,10 +411,16 @@ impl<'a> Queue<'a> {
         kind: ScanKind,
     ) -> Result<(), Error> {
         if input.len() != output.len() {
-            return Err(Error::LengthMismatch { op: "segments_scan", input: input.len(), output: output.len() });
+            return Err(Error::LengthMismatch {
+                op: "segments_scan",
+                input: input.len(),
+                output: output.len(),
+            });
         }
         if overlap(input, output) {
-            return Err(Error::Overlap { op: "segments_scan" });
+            return Err(Error::Overlap {
+                op: "segments_scan",
+            });
         }
         let rows = check_offsets("segments_scan", offsets, input.len())?;
         let offsets = self.upload_offsets(offsets)?;
@@ -330,14 +428,22 @@ impl<'a> Queue<'a> {
     }
 
     fn upload_offsets(&mut self, offsets: &[u64]) -> Result<u64, Error> {
-        if self.offsets.as_ref().is_none_or(|b| b.len() < offsets.len()) {
+        if self
+            .offsets
+            .as_ref()
+            .is_none_or(|b| b.len() < offsets.len())
+        {
             self.offsets = None;
             // SAFETY: u64 has no invalid bit patterns; it is written before any kernel reads it.
-            self.offsets = Some(unsafe { DeviceBuffer::uninitialized(offsets.len()) }.during("allocate")?);
+            self.offsets =
+                Some(unsafe { DeviceBuffer::uninitialized(offsets.len()) }.during("allocate")?);
         }
         let buffer = self.offsets.as_mut().expect("just allocated");
         self.stream.synchronize().during("synchronize")?;
-        buffer.index(0..offsets.len()).copy_from(offsets).during("copy offsets")?;
+        buffer
+            .index(0..offsets.len())
+            .copy_from(offsets)
+            .during("copy offsets")?;
         Ok(buffer.as_device_ptr().as_raw())
     }
 
@@ -361,13 +467,22 @@ impl<'a> Queue<'a> {
         let (src, width, rows) = (ptr(input), width as u64, rows as u64);
         let exclusive = (kind == Some(ScanKind::Exclusive)) as u32;
         let name = format!("warpkit_rows_{algo}_{}_{}", O::NAME, T::NAME);
-        let mut args = vec![arg(&src), arg(&offsets), arg(&width), arg(&rows), arg(&output)];
+        let mut args = vec![
+            arg(&src),
+            arg(&offsets),
+            arg(&width),
+            arg(&rows),
+            arg(&output),
+        ];
         if kind.is_some() {
             args.push(arg(&exclusive));
         }
         // SAFETY: the row kernels take (input, offsets, width, rows, output[, exclusive]);
         // the callers checked that every row lies inside input and output.
-        unsafe { self.wk.launch(self.stream, &name, grid, ROWS_THREADS, &args) }
+        unsafe {
+            self.wk
+                .launch(self.stream, &name, grid, ROWS_THREADS, &args)
+        }
     }
 }
 
@@ -378,11 +493,18 @@ pub fn check_offsets(op: &'static str, offsets: &[u64], len: usize) -> Result<us
         return bad("need at least one offset (rows + 1 of them)".into());
     }
     if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
-        return bad(format!("offsets[{}] = {} is below offsets[{i}] = {}; they must not decrease", i + 1, offsets[i + 1], offsets[i]));
+        return bad(format!(
+            "offsets[{}] = {} is below offsets[{i}] = {}; they must not decrease",
+            i + 1,
+            offsets[i + 1],
+            offsets[i]
+        ));
     }
     let last = *offsets.last().expect("not empty");
     if last > len as u64 {
-        return bad(format!("the last offset {last} exceeds the input length {len}"));
+        return bad(format!(
+            "the last offset {last} exceeds the input length {len}"
+        ));
     }
     Ok(offsets.len() - 1)
 }
@@ -396,7 +518,10 @@ mod tests {
         assert_eq!(check_offsets("t", &[0, 3, 3, 10], 10).unwrap(), 3);
         assert_eq!(check_offsets("t", &[5], 10).unwrap(), 0);
         let err = check_offsets("t", &[0, 4, 2], 10).unwrap_err().to_string();
-        assert!(err.contains("offsets[2] = 2 is below offsets[1] = 4"), "{err}");
+        assert!(
+            err.contains("offsets[2] = 2 is below offsets[1] = 4"),
+            "{err}"
+        );
         let err = check_offsets("t", &[0, 11], 10).unwrap_err().to_string();
         assert!(err.contains("exceeds the input length 10"), "{err}");
         assert!(check_offsets("t", &[], 10).is_err());

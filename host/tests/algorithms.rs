@@ -60,7 +60,11 @@ struct Compensated {
 impl Compensated {
     fn add(&mut self, x: f64) {
         let t = self.sum + x;
-        self.c += if self.sum.abs() >= x.abs() { (self.sum - t) + x } else { (x - t) + self.sum };
+        self.c += if self.sum.abs() >= x.abs() {
+            (self.sum - t) + x
+        } else {
+            (x - t) + self.sum
+        };
         self.sum = t;
         self.magnitude += x.abs();
     }
@@ -74,9 +78,19 @@ fn same<T: TestElement>(got: T, exact: T, wide: Option<&Compensated>, what: &dyn
     match (got.as_f64(), wide) {
         (Some(g), Some(w)) => {
             let bound = T::SUM_TOLERANCE * w.magnitude.max(1.0);
-            assert!((g - w.value()).abs() <= bound, "{}: got {g}, reference {}, bound {bound}", what(), w.value());
+            assert!(
+                (g - w.value()).abs() <= bound,
+                "{}: got {g}, reference {}, bound {bound}",
+                what(),
+                w.value()
+            );
         }
-        _ => assert_eq!(bytemuck::bytes_of(&got), bytemuck::bytes_of(&exact), "{}: got {got:?}, want {exact:?}", what()),
+        _ => assert_eq!(
+            bytemuck::bytes_of(&got),
+            bytemuck::bytes_of(&exact),
+            "{}: got {got:?}, want {exact:?}",
+            what()
+        ),
     }
 }
 
@@ -94,11 +108,17 @@ fn seed() -> StdRng {
     StdRng::seed_from_u64(s)
 }
 
-fn check_reduce<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(q: &mut Queue, data: &[T], input: &DeviceBuffer<T>, op: O) {
+fn check_reduce<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
+    q: &mut Queue,
+    data: &[T],
+    input: &DeviceBuffer<T>,
+    op: O,
+) {
     let exact = data.iter().fold(op.identity(), |a, &b| op.combine(a, b));
     let mut wide = Compensated::default();
     let is_sum = O::NAME == "sum";
-    data.iter().for_each(|x| wide.add(x.as_f64().unwrap_or(0.0)));
+    data.iter()
+        .for_each(|x| wide.add(x.as_f64().unwrap_or(0.0)));
     let mut results = Vec::new();
     for _ in 0..2 {
         let mut out = poisoned::<T>(1);
@@ -108,29 +128,65 @@ fn check_reduce<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(q: &mut Queue,
         results.push(q.reduce(input, op).unwrap());
     }
     for r in &results {
-        same(*r, exact, is_sum.then_some(&wide), &|| format!("reduce {op:?} {} n={}", T::NAME, data.len()));
-        assert_eq!(bytemuck::bytes_of(r), bytemuck::bytes_of(&results[0]), "reduce {op:?} {} n={}: not deterministic", T::NAME, data.len());
+        same(*r, exact, is_sum.then_some(&wide), &|| {
+            format!("reduce {op:?} {} n={}", T::NAME, data.len())
+        });
+        assert_eq!(
+            bytemuck::bytes_of(r),
+            bytemuck::bytes_of(&results[0]),
+            "reduce {op:?} {} n={}: not deterministic",
+            T::NAME,
+            data.len()
+        );
     }
 }
 
-fn check_arg<T: TestElement, O: ArgOp<T> + std::fmt::Debug>(q: &mut Queue, data: &[T], input: &DeviceBuffer<T>, op: O, max: bool)
-where
+fn check_arg<T: TestElement, O: ArgOp<T> + std::fmt::Debug>(
+    q: &mut Queue,
+    data: &[T],
+    input: &DeviceBuffer<T>,
+    op: O,
+    max: bool,
+) where
     warpkit::ops::Indexed<T, T::Index>: bytemuck::Pod,
     Min: ReduceOp<T>,
     Max: ReduceOp<T>,
 {
     let extreme = if max {
-        data.iter().fold(Max.identity(), |a: T, &b| <Max as ReduceOp<T>>::combine(Max, a, b))
+        data.iter().fold(Max.identity(), |a: T, &b| {
+            <Max as ReduceOp<T>>::combine(Max, a, b)
+        })
     } else {
-        data.iter().fold(Min.identity(), |a: T, &b| <Min as ReduceOp<T>>::combine(Min, a, b))
+        data.iter().fold(Min.identity(), |a: T, &b| {
+            <Min as ReduceOp<T>>::combine(Min, a, b)
+        })
     };
-    let index = data.iter().position(|x| bytemuck::bytes_of(x) == bytemuck::bytes_of(&extreme));
+    let index = data
+        .iter()
+        .position(|x| bytemuck::bytes_of(x) == bytemuck::bytes_of(&extreme));
     let got = q.arg_reduce(input, op).unwrap();
-    assert_eq!(got, index.map(|i| (extreme, i)), "{op:?} {} n={}", T::NAME, data.len());
-    assert_eq!(q.arg_reduce(input, op).unwrap(), got, "{op:?} {}: not deterministic", T::NAME);
+    assert_eq!(
+        got,
+        index.map(|i| (extreme, i)),
+        "{op:?} {} n={}",
+        T::NAME,
+        data.len()
+    );
+    assert_eq!(
+        q.arg_reduce(input, op).unwrap(),
+        got,
+        "{op:?} {}: not deterministic",
+        T::NAME
+    );
 }
 
-fn check_scan<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(q: &mut Queue, data: &[T], input: &DeviceBuffer<T>, op: O, kind: ScanKind) {
+fn check_scan<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
+    q: &mut Queue,
+    data: &[T],
+    input: &DeviceBuffer<T>,
+    op: O,
+    kind: ScanKind,
+) {
     let is_sum = O::NAME == "sum";
     let mut runs = Vec::new();
     for _ in 0..2 {
@@ -149,7 +205,9 @@ fn check_scan<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(q: &mut Queue, d
             ScanKind::Inclusive => (exact, wide),
             ScanKind::Exclusive => (before_exact, before_wide),
         };
-        same(runs[0][i], want, is_sum.then_some(&want_wide), &|| format!("{kind:?} scan {op:?} {} n={} at {i}", T::NAME, data.len()));
+        same(runs[0][i], want, is_sum.then_some(&want_wide), &|| {
+            format!("{kind:?} scan {op:?} {} n={} at {i}", T::NAME, data.len())
+        });
     }
     assert!(
         bytemuck::cast_slice::<T, u8>(&runs[0]) == bytemuck::cast_slice::<T, u8>(&runs[1]),
@@ -184,7 +242,12 @@ where
             check_scan(&mut q, &data, &input, Max, kind);
         }
     }
-    println!("{}: reduce, arg-reduce, scans checked at {} sizes up to {}", T::NAME, sizes.len(), sizes.iter().max().unwrap());
+    println!(
+        "{}: reduce, arg-reduce, scans checked at {} sizes up to {}",
+        T::NAME,
+        sizes.len(),
+        sizes.iter().max().unwrap()
+    );
 }
 
 #[test]
@@ -242,14 +305,23 @@ where
 {
     let s = stream();
     let mut q = Queue::new(wk, &s);
-    for (rows, width) in [(1, 1), (1000, 7), (333, 32), (257, 100), (64, 1000), (4096, 129)] {
+    for (rows, width) in [
+        (1, 1),
+        (1000, 7),
+        (333, 32),
+        (257, 100),
+        (64, 1000),
+        (4096, 129),
+    ] {
         let data: Vec<T> = (0..rows * width).map(|_| T::random(rng)).collect();
         let input = DeviceBuffer::from_slice(&data).unwrap();
         let offsets: Vec<u64> = (0..=rows).map(|r| (r * width) as u64).collect();
         rows_case(&mut q, &data, &input, &offsets, Some(width), Sum);
         rows_case(&mut q, &data, &input, &offsets, Some(width), Min);
         // Ragged rows given by offsets, some empty, not covering the whole input.
-        let mut cuts: Vec<u64> = (0..rows).map(|_| rng.random_range(0..=data.len() as u64)).collect();
+        let mut cuts: Vec<u64> = (0..rows)
+            .map(|_| rng.random_range(0..=data.len() as u64))
+            .collect();
         cuts.push(0);
         cuts.sort();
         rows_case(&mut q, &data, &input, &cuts, None, Sum);
@@ -277,7 +349,9 @@ fn rows_case<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
         let keep = download(&scanned);
         match width {
             Some(w) => q.rows_scan(input, w, &mut scanned, op, kind).unwrap(),
-            None => q.segments_scan(input, offsets, &mut scanned, op, kind).unwrap(),
+            None => q
+                .segments_scan(input, offsets, &mut scanned, op, kind)
+                .unwrap(),
         }
         q.synchronize().unwrap();
         let scanned = download(&scanned);
@@ -290,12 +364,22 @@ fn rows_case<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
                 let (pe, pw) = (exact, wide);
                 exact = op.combine(exact, data[i]);
                 wide.add(data[i].as_f64().unwrap_or(0.0));
-                let (we, ww) = if kind == ScanKind::Inclusive { (exact, wide) } else { (pe, pw) };
-                same(scanned[i], we, is_sum.then_some(&ww), &|| format!("{kind:?} rows scan {op:?} {} row {r} at {i}", T::NAME));
+                let (we, ww) = if kind == ScanKind::Inclusive {
+                    (exact, wide)
+                } else {
+                    (pe, pw)
+                };
+                same(scanned[i], we, is_sum.then_some(&ww), &|| {
+                    format!("{kind:?} rows scan {op:?} {} row {r} at {i}", T::NAME)
+                });
             }
         }
         for i in (0..data.len()).filter(|&i| !covered[i]) {
-            assert_eq!(bytemuck::bytes_of(&scanned[i]), bytemuck::bytes_of(&keep[i]), "rows scan wrote outside every row at {i}");
+            assert_eq!(
+                bytemuck::bytes_of(&scanned[i]),
+                bytemuck::bytes_of(&keep[i]),
+                "rows scan wrote outside every row at {i}"
+            );
         }
     }
     q.synchronize().unwrap();
@@ -305,7 +389,9 @@ fn rows_case<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
         let exact = row.iter().fold(op.identity(), |a, &b| op.combine(a, b));
         let mut wide = Compensated::default();
         row.iter().for_each(|x| wide.add(x.as_f64().unwrap_or(0.0)));
-        same(reduced[r], exact, is_sum.then_some(&wide), &|| format!("rows reduce {op:?} {} row {r} of {rows}", T::NAME));
+        same(reduced[r], exact, is_sum.then_some(&wide), &|| {
+            format!("rows reduce {op:?} {} row {r} of {rows}", T::NAME)
+        });
     }
 }
 
@@ -316,27 +402,47 @@ fn bad_input_is_refused_before_launch() {
     let mut q = Queue::new(&wk, &s);
     let input = DeviceBuffer::from_slice(&[1u32, 2, 3, 4]).unwrap();
     let mut short = DeviceBuffer::from_slice(&[7u32; 3]).unwrap();
-    let err = q.scan(&input, &mut short, Sum, ScanKind::Inclusive).unwrap_err().to_string();
-    assert!(err.contains("output has 3 elements but input has 4"), "{err}");
+    let err = q
+        .scan(&input, &mut short, Sum, ScanKind::Inclusive)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("output has 3 elements but input has 4"),
+        "{err}"
+    );
     assert_eq!(download(&short), [7, 7, 7], "nothing written");
     let mut whole = DeviceBuffer::from_slice(&[1u32, 2, 3, 4, 5]).unwrap();
     let head = whole.index(0..4);
     let mut tail = whole.index(1..5);
-    let err = q.scan(&head, &mut tail, Sum, ScanKind::Inclusive).unwrap_err().to_string();
+    let err = q
+        .scan(&head, &mut tail, Sum, ScanKind::Inclusive)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("overlap"), "{err}");
     let mut out = DeviceBuffer::from_slice(&[0u32; 2]).unwrap();
-    let err = q.segments_reduce(&input, &[0, 3, 2], &mut out, Sum).unwrap_err().to_string();
+    let err = q
+        .segments_reduce(&input, &[0, 3, 2], &mut out, Sum)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("must not decrease"), "{err}");
-    let err = q.segments_reduce(&input, &[0, 2, 9], &mut out, Sum).unwrap_err().to_string();
+    let err = q
+        .segments_reduce(&input, &[0, 2, 9], &mut out, Sum)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("exceeds the input length 4"), "{err}");
     assert_eq!(download(&out), [0, 0]);
     let empty = DeviceBuffer::<f32>::from_slice(&[]).unwrap();
-    assert_eq!(q.reduce(&empty, Min).unwrap(), f32::INFINITY, "empty input gives the identity");
+    assert_eq!(
+        q.reduce(&empty, Min).unwrap(),
+        f32::INFINITY,
+        "empty input gives the identity"
+    );
     assert_eq!(q.arg_reduce(&empty, ArgMax).unwrap(), None);
     let mut box1 = DeviceBuffer::from_slice(&[5.0f32]).unwrap();
     q.reduce_into(&empty, &mut box1, Sum).unwrap();
     assert_eq!(download(&box1), [0.0]);
-    q.scan_in_place(&mut whole, Sum, ScanKind::Inclusive).unwrap();
+    q.scan_in_place(&mut whole, Sum, ScanKind::Inclusive)
+        .unwrap();
     q.synchronize().unwrap();
     assert_eq!(download(&whole), [1, 3, 6, 10, 15]);
 }

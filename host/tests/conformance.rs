@@ -12,7 +12,16 @@ use warpkit::shfl::ShflMode;
 
 /// Membermasks: full, halves, alternating, sparse, single lanes, random.
 fn masks(rng: &mut StdRng) -> Vec<u32> {
-    vec![u32::MAX, 0x0000_ffff, 0xffff_0000, 0x5555_5555, 0xaaaa_aaaa, 0x8000_0001, 0x0010_0000, rng.random::<u32>() | 1]
+    vec![
+        u32::MAX,
+        0x0000_ffff,
+        0xffff_0000,
+        0x5555_5555,
+        0xaaaa_aaaa,
+        0x8000_0001,
+        0x0010_0000,
+        rng.random::<u32>() | 1,
+    ]
 }
 
 fn random_mask(rng: &mut StdRng) -> u32 {
@@ -45,21 +54,39 @@ fn shfl_sync_matches_the_model_for_every_b_c_and_mask() {
             for mask in masks(&mut rng) {
                 let values: Vec<u32> = (0..warps * 32).map(|_| rng.random()).collect();
                 let input = upload(&values);
-                let (out, pred, plain) = (poisoned::<u32>(values.len()), poisoned::<u32>(values.len()), poisoned::<u32>(values.len()));
+                let (out, pred, plain) = (
+                    poisoned::<u32>(values.len()),
+                    poisoned::<u32>(values.len()),
+                    poisoned::<u32>(values.len()),
+                );
                 let (m, mi) = (mask, mode_id as u32);
                 let (i, o, p, q) = (ptr(&input), ptr(&out), ptr(&pred), ptr(&plain));
-                run(&wk, "warpkit_test_shfl", warps * 32, &[a(&mi), a(&m), a(&i), a(&o), a(&p), a(&q)]);
+                run(
+                    &wk,
+                    "warpkit_test_shfl",
+                    warps * 32,
+                    &[a(&mi), a(&m), a(&i), a(&o), a(&p), a(&q)],
+                );
                 let (out, pred, plain) = (download(&out), download(&pred), download(&plain));
                 for w in 0..warps {
                     let b = (w % 64) as u32;
                     let c = ((w / 64) % 32) as u32 | ((((w / 2048) % 32) as u32) << 8);
                     let lanes: &[u32; 32] = values[w * 32..][..32].try_into().unwrap();
                     let model = model::shfl_sync(*mode, lanes, b, c, mask);
-                    for lane in 0..32 {
+                    for (lane, lane_model) in model.iter().enumerate() {
                         let k = w * 32 + lane;
-                        let case = || format!("{target} {mode:?} b={b} c={c:#06x} mask={mask:#010x} lane={lane}");
-                        match model[lane] {
-                            None => assert_eq!((out[k], pred[k]), (0xdead_beef, 2), "{}: lane outside the mask", case()),
+                        let case = || {
+                            format!(
+                                "{target} {mode:?} b={b} c={c:#06x} mask={mask:#010x} lane={lane}"
+                            )
+                        };
+                        match *lane_model {
+                            None => assert_eq!(
+                                (out[k], pred[k]),
+                                (0xdead_beef, 2),
+                                "{}: lane outside the mask",
+                                case()
+                            ),
                             Some(m) => {
                                 assert_eq!(pred[k], m.in_range as u32, "{}: predicate", case());
                                 if let Some(v) = m.value {
@@ -91,11 +118,18 @@ fn vote_match_redux_and_lanes_match_the_model() {
         let masks_d = upload(&mask_list);
 
         // vote
-        let preds: Vec<u32> = (0..warps * 32).map(|i| rng.random_bool(if i % 64 < 32 { 0.5 } else { 0.97 }) as u32).collect();
+        let preds: Vec<u32> = (0..warps * 32)
+            .map(|i| rng.random_bool(if i % 64 < 32 { 0.5 } else { 0.97 }) as u32)
+            .collect();
         let preds_d = upload(&preds);
         let (out, ballots) = (poisoned::<u32>(warps * 32), poisoned::<u32>(warps * 32));
         let (pm, pp, po, pb) = (ptr(&masks_d), ptr(&preds_d), ptr(&out), ptr(&ballots));
-        run(&wk, "warpkit_test_vote", warps * 32, &[a(&pm), a(&pp), a(&po), a(&pb)]);
+        run(
+            &wk,
+            "warpkit_test_vote",
+            warps * 32,
+            &[a(&pm), a(&pp), a(&po), a(&pb)],
+        );
         let (out, ballots) = (download(&out), download(&ballots));
         for w in 0..warps {
             let mask = mask_list[w];
@@ -106,8 +140,16 @@ fn vote_match_redux_and_lanes_match_the_model() {
                     | (model::vote_uni(mask, &p) as u32) << 2
                     | (model::vote_all(mask, &p.map(|x| !x)) as u32) << 3
                     | (model::vote_any(mask, &p.map(|x| !x)) as u32) << 4;
-                assert_eq!(out[w * 32 + lane], want, "{target} vote mask={mask:#x} lane={lane}");
-                assert_eq!(ballots[w * 32 + lane], model::ballot(mask, &p), "{target} ballot mask={mask:#x}");
+                assert_eq!(
+                    out[w * 32 + lane],
+                    want,
+                    "{target} vote mask={mask:#x} lane={lane}"
+                );
+                assert_eq!(
+                    ballots[w * 32 + lane],
+                    model::ballot(mask, &p),
+                    "{target} ballot mask={mask:#x}"
+                );
                 cases += 1;
             }
         }
@@ -115,12 +157,23 @@ fn vote_match_redux_and_lanes_match_the_model() {
         // match: few distinct values; some differ only in the high 32 bits.
         let pool: Vec<u64> = (0..4).map(|_| rng.random::<u64>()).collect();
         let values: Vec<u64> = (0..warps * 32)
-            .map(|i| if i % 128 < 32 { pool[0] } else { pool[rng.random_range(0..4)] ^ ((rng.random_range(0..2) as u64) << 40) })
+            .map(|i| {
+                if i % 128 < 32 {
+                    pool[0]
+                } else {
+                    pool[rng.random_range(0..4)] ^ ((rng.random_range(0..2) as u64) << 40)
+                }
+            })
             .collect();
         let values_d = upload(&values);
         let out = poisoned::<u32>(warps * 32 * 6);
         let (pv, po) = (ptr(&values_d), ptr(&out));
-        run(&wk, "warpkit_test_match", warps * 32, &[a(&pm), a(&pv), a(&po)]);
+        run(
+            &wk,
+            "warpkit_test_match",
+            warps * 32,
+            &[a(&pm), a(&pv), a(&po)],
+        );
         let out = download(&out);
         for w in 0..warps {
             let mask = mask_list[w];
@@ -130,21 +183,48 @@ fn vote_match_redux_and_lanes_match_the_model() {
                 let got = &out[(w * 32 + lane) * 6..][..6];
                 let (all32, p32) = model::match_all(mask, &v32, lane);
                 let (all64, p64) = model::match_all(mask, &v64, lane);
-                let want = [model::match_any(mask, &v32, lane), all32, p32 as u32, model::match_any(mask, &v64, lane), all64, p64 as u32];
+                let want = [
+                    model::match_any(mask, &v32, lane),
+                    all32,
+                    p32 as u32,
+                    model::match_any(mask, &v64, lane),
+                    all64,
+                    p64 as u32,
+                ];
                 assert_eq!(got, want, "{target} match mask={mask:#x} lane={lane}");
                 cases += 1;
             }
         }
 
         // redux: random ints whose f32 views include NaNs, infinities and both zeros.
-        let specials = [0u32, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_1234, 0x7f80_0001, 1];
+        let specials = [
+            0u32,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_1234,
+            0x7f80_0001,
+            1,
+        ];
         let values: Vec<u32> = (0..warps * 32)
-            .map(|_| if rng.random_bool(0.1) { specials[rng.random_range(0..specials.len())] } else { rng.random() })
+            .map(|_| {
+                if rng.random_bool(0.1) {
+                    specials[rng.random_range(0..specials.len())]
+                } else {
+                    rng.random()
+                }
+            })
             .collect();
         let values_d = upload(&values);
         let out = poisoned::<u32>(warps * 32 * 17);
         let (pv, po) = (ptr(&values_d), ptr(&out));
-        run(&wk, "warpkit_test_redux", warps * 32, &[a(&pm), a(&pv), a(&po)]);
+        run(
+            &wk,
+            "warpkit_test_redux",
+            warps * 32,
+            &[a(&pm), a(&pv), a(&po)],
+        );
         let out = download(&out);
         for w in 0..warps {
             let mask = mask_list[w];
@@ -153,11 +233,19 @@ fn vote_match_redux_and_lanes_match_the_model() {
             for lane in (0..32).filter(|&l| model::in_mask(mask, l as u32)) {
                 let got = &out[(w * 32 + lane) * 17..][..17];
                 for (k, op) in model::IntRedux::ALL.iter().enumerate() {
-                    assert_eq!(got[k], model::redux_int(*op, mask, &v), "{target} redux {op:?} mask={mask:#x}");
+                    assert_eq!(
+                        got[k],
+                        model::redux_int(*op, mask, &v),
+                        "{target} redux {op:?} mask={mask:#x}"
+                    );
                 }
                 for (k, op) in FloatRedux::ALL.iter().enumerate() {
                     let want = model::redux_f32(*op, mask, &f).to_bits();
-                    assert_eq!(got[9 + k], want, "{target} redux {op:?} mask={mask:#x} lane={lane} inputs={v:08x?}");
+                    assert_eq!(
+                        got[9 + k],
+                        want,
+                        "{target} redux {op:?} mask={mask:#x} lane={lane} inputs={v:08x?}"
+                    );
                 }
                 cases += 17;
             }
@@ -172,8 +260,16 @@ fn vote_match_redux_and_lanes_match_the_model() {
         for lane in 0..32u32 {
             let got = &out[lane as usize * 7..][..7];
             let [eq, lt, le, gt, ge] = model::lanemasks(lane);
-            let active = if model::in_mask(branch, lane) { branch } else { 0 };
-            assert_eq!(got, [lane, eq, lt, le, gt, ge, active], "{target} lanes lane={lane}");
+            let active = if model::in_mask(branch, lane) {
+                branch
+            } else {
+                0
+            };
+            assert_eq!(
+                got,
+                [lane, eq, lt, le, gt, ge, active],
+                "{target} lanes lane={lane}"
+            );
         }
     }
     println!("vote/match/redux: {cases} lane-cases checked, none different");
@@ -182,7 +278,12 @@ fn vote_match_redux_and_lanes_match_the_model() {
 /// The reference for `Tile<W>` algorithms, computed per segment on the CPU.
 fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 11]> {
     // Affine maps x -> a*x + b as [a, b], composed left to right: associative, not commutative.
-    let compose = |f: [u32; 2], g: [u32; 2]| [g[0].wrapping_mul(f[0]), g[0].wrapping_mul(f[1]).wrapping_add(g[1])];
+    let compose = |f: [u32; 2], g: [u32; 2]| {
+        [
+            g[0].wrapping_mul(f[0]),
+            g[0].wrapping_mul(f[1]).wrapping_add(g[1]),
+        ]
+    };
     let map = |x: u32| [x | 1, x.rotate_left(16)];
     let mut out = vec![[0u32; 11]; v.len()];
     for seg in (0..v.len()).step_by(w) {
@@ -233,7 +334,12 @@ fn tile_algorithms_match_a_cpu_reference_for_every_width() {
             let flags: Vec<u32> = (0..lanes).map(|_| rng.random_bool(0.2) as u32).collect();
             let (vd, fd, out) = (upload(&values), upload(&flags), poisoned::<u32>(lanes * 11));
             let (pv, pf, po) = (ptr(&vd), ptr(&fd), ptr(&out));
-            run(&wk, &format!("warpkit_test_tile_{w}"), lanes, &[a(&pv), a(&pf), a(&po)]);
+            run(
+                &wk,
+                &format!("warpkit_test_tile_{w}"),
+                lanes,
+                &[a(&pv), a(&pf), a(&po)],
+            );
             let out = download(&out);
             let f: Vec<bool> = flags.iter().map(|&x| x != 0).collect();
             let want = tile_reference(w, &values, &f);

@@ -32,7 +32,11 @@ pub unsafe fn reduce<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch: *mut T)
         }
         thread::sync_threads();
         let lane = lane_id();
-        let partial = if lane < warps { *scratch.add(lane as usize) } else { op.identity() };
+        let partial = if lane < warps {
+            *scratch.add(lane as usize)
+        } else {
+            op.identity()
+        };
         thread::sync_threads();
         warp.reduce(partial, op)
     }
@@ -58,13 +62,23 @@ pub unsafe fn exclusive_scan<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch:
             *scratch.add(warp_id as usize) = inclusive;
         }
         thread::sync_threads();
-        let total = if lane < warps { *scratch.add(lane as usize) } else { op.identity() };
+        let total = if lane < warps {
+            *scratch.add(lane as usize)
+        } else {
+            op.identity()
+        };
         thread::sync_threads();
         let warp_prefix = warp.exclusive_scan(total, op);
         let block_total = warp.shfl(warp.inclusive_scan(total, op), 31);
         let before_warp = warp.shfl(warp_prefix, warp_id);
         let within_warp = if lane == 0 { op.identity() } else { exclusive };
-        let prefix = if warp_id == 0 { within_warp } else if lane == 0 { before_warp } else { op.combine(before_warp, within_warp) };
+        let prefix = if warp_id == 0 {
+            within_warp
+        } else if lane == 0 {
+            before_warp
+        } else {
+            op.combine(before_warp, within_warp)
+        };
         (prefix, block_total)
     }
 }
@@ -78,6 +92,10 @@ pub unsafe fn exclusive_scan<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch:
 pub unsafe fn inclusive_scan<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch: *mut T) -> (T, T) {
     // SAFETY: forwarded.
     let (prefix, total) = unsafe { exclusive_scan(value, op, scratch) };
-    let inclusive = if thread::thread_idx_x() == 0 { value } else { op.combine(prefix, value) };
+    let inclusive = if thread::thread_idx_x() == 0 {
+        value
+    } else {
+        op.combine(prefix, value)
+    };
     (inclusive, total)
 }

@@ -66,7 +66,9 @@ mod gpu {
     unsafe fn load_acquire(p: *const u32) -> u32 {
         let v: u32;
         // SAFETY: the caller passes a valid global pointer.
-        unsafe { asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack)) };
+        unsafe {
+            asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack))
+        };
         v
     }
 
@@ -74,7 +76,9 @@ mod gpu {
     #[inline(always)]
     unsafe fn store_release(p: *mut u32, v: u32) {
         // SAFETY: the caller passes a valid global pointer.
-        unsafe { asm!("st.release.gpu.u32 [{p}], {v};", v = in(reg32) v, p = in(reg64) p, options(nostack)) };
+        unsafe {
+            asm!("st.release.gpu.u32 [{p}], {v};", v = in(reg32) v, p = in(reg64) p, options(nostack))
+        };
     }
 
     /// `ld.relaxed.gpu.u64`: bypasses the incoherent L1 for data other blocks wrote.
@@ -82,7 +86,9 @@ mod gpu {
     unsafe fn load_relaxed(p: *const u64) -> u64 {
         let v: u64;
         // SAFETY: the caller passes a valid global pointer.
-        unsafe { asm!("ld.relaxed.gpu.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack)) };
+        unsafe {
+            asm!("ld.relaxed.gpu.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack))
+        };
         v
     }
 
@@ -90,7 +96,9 @@ mod gpu {
     #[inline(always)]
     unsafe fn store_relaxed(p: *mut u64, v: u64) {
         // SAFETY: the caller passes a valid global pointer.
-        unsafe { asm!("st.relaxed.gpu.u64 [{p}], {v};", v = in(reg64) v, p = in(reg64) p, options(nostack)) };
+        unsafe {
+            asm!("st.relaxed.gpu.u64 [{p}], {v};", v = in(reg64) v, p = in(reg64) p, options(nostack))
+        };
     }
 
     /// `atom.acq_rel.gpu.add.u32`: returns the old value.
@@ -241,7 +249,11 @@ mod gpu {
     impl TileStatus {
         #[inline(always)]
         unsafe fn publish(self, tile: u32, kind: u32, value: u64) {
-            let slot = if kind == FLAG_PREFIX { self.prefixes } else { self.aggregates };
+            let slot = if kind == FLAG_PREFIX {
+                self.prefixes
+            } else {
+                self.aggregates
+            };
             // SAFETY: `tile` is below the number of tiles the arrays were sized for.
             unsafe {
                 store_relaxed(slot.add(tile as usize), value);
@@ -284,7 +296,11 @@ mod gpu {
             let mut first = closest_prefix + 1;
             while first < tile {
                 let t = first + lane;
-                let value = if t < tile { from_word(load_relaxed(status.aggregates.add(t as usize))) } else { op.identity() };
+                let value = if t < tile {
+                    from_word(load_relaxed(status.aggregates.add(t as usize)))
+                } else {
+                    op.identity()
+                };
                 if Op::EXACTLY_ASSOCIATIVE {
                     acc = op.combine(acc, warp.reduce(value, op));
                 } else {
@@ -362,7 +378,11 @@ mod gpu {
                 }
                 thread::sync_threads();
                 let before = *prefix;
-                run = if tid == 0 { before } else { op.combine(before, thread_prefix) };
+                run = if tid == 0 {
+                    before
+                } else {
+                    op.combine(before, thread_prefix)
+                };
             }
             for item in items.iter_mut() {
                 let inclusive = op.combine(run, *item);
@@ -422,7 +442,12 @@ mod gpu {
                 let mut acc = op.identity();
                 let mut i = start + lane;
                 while i + 96 < end {
-                    let (a, b, c, d) = (*input.add(i), *input.add(i + 32), *input.add(i + 64), *input.add(i + 96));
+                    let (a, b, c, d) = (
+                        *input.add(i),
+                        *input.add(i + 32),
+                        *input.add(i + 64),
+                        *input.add(i + 96),
+                    );
                     acc = op.combine(op.combine(op.combine(op.combine(acc, a), b), c), d);
                     i += 128;
                 }
@@ -477,7 +502,11 @@ mod gpu {
                         total = op.combine(total, *item);
                     }
                     let before = warp.exclusive_scan(total, op);
-                    let mut run = if lane == 0 { carry } else { op.combine(carry, before) };
+                    let mut run = if lane == 0 {
+                        carry
+                    } else {
+                        op.combine(carry, before)
+                    };
                     for (k, item) in items.iter().enumerate() {
                         let inclusive = op.combine(run, *item);
                         if first + k < end {
@@ -485,7 +514,13 @@ mod gpu {
                         }
                         run = inclusive;
                     }
-                    carry = shfl_sync_mode(ShflMode::Idx, LaneMask::FULL, run, 31, Warp::control(ShflMode::Idx));
+                    carry = shfl_sync_mode(
+                        ShflMode::Idx,
+                        LaneMask::FULL,
+                        run,
+                        31,
+                        Warp::control(ShflMode::Idx),
+                    );
                     base += 32 * ITEMS;
                 }
             }

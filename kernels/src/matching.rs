@@ -12,7 +12,10 @@ use bytemuck::Pod;
 #[cfg(target_arch = "nvptx64")]
 const fn assert_matchable<T>() {
     let size = core::mem::size_of::<T>();
-    assert!(size == 4 || size == 8, "match.sync compares 32- or 64-bit values only");
+    assert!(
+        size == 4 || size == 8,
+        "match.sync compares 32- or 64-bit values only"
+    );
 }
 
 /// `match.any.sync.b32` / `.b64`: the lanes of `membermask` whose `value` equals the caller's

@@ -50,7 +50,13 @@ pub struct ShflLane {
 }
 
 /// `shfl.sync` over a warp: `None` for lanes outside `membermask`.
-pub fn shfl_sync(mode: ShflMode, values: &[u32; WARP], b: u32, c: u32, membermask: u32) -> [Option<ShflLane>; WARP] {
+pub fn shfl_sync(
+    mode: ShflMode,
+    values: &[u32; WARP],
+    b: u32,
+    c: u32,
+    membermask: u32,
+) -> [Option<ShflLane>; WARP] {
     core::array::from_fn(|lane| {
         let lane = lane as u32;
         in_mask(membermask, lane).then(|| {
@@ -68,7 +74,9 @@ pub fn in_mask(mask: u32, lane: u32) -> bool {
 
 /// The predicates of the lanes in `mask`.
 fn voters(mask: u32, preds: &[bool; WARP]) -> impl Iterator<Item = bool> + '_ {
-    (0..WARP as u32).filter(move |&l| in_mask(mask, l)).map(|l| preds[l as usize])
+    (0..WARP as u32)
+        .filter(move |&l| in_mask(mask, l))
+        .map(|l| preds[l as usize])
 }
 
 /// `vote.sync.all`
@@ -88,17 +96,25 @@ pub fn vote_uni(mask: u32, preds: &[bool; WARP]) -> bool {
 
 /// `vote.sync.ballot.b32`: lanes outside `mask` contribute 0.
 pub fn ballot(mask: u32, preds: &[bool; WARP]) -> u32 {
-    (0..WARP).filter(|&l| in_mask(mask, l as u32) && preds[l]).fold(0, |acc, l| acc | 1 << l)
+    (0..WARP)
+        .filter(|&l| in_mask(mask, l as u32) && preds[l])
+        .fold(0, |acc, l| acc | 1 << l)
 }
 
 /// `match.any.sync`: the lanes of `mask` holding the value of `lane`.
 pub fn match_any<T: PartialEq>(mask: u32, values: &[T; WARP], lane: usize) -> u32 {
-    (0..WARP).filter(|&l| in_mask(mask, l as u32) && values[l] == values[lane]).fold(0, |acc, l| acc | 1 << l)
+    (0..WARP)
+        .filter(|&l| in_mask(mask, l as u32) && values[l] == values[lane])
+        .fold(0, |acc, l| acc | 1 << l)
 }
 
 /// `match.all.sync`: (`mask`, true) if every lane of `mask` holds the same value, else (0, false).
 pub fn match_all<T: PartialEq>(mask: u32, values: &[T; WARP], lane: usize) -> (u32, bool) {
-    if match_any(mask, values, lane) == mask { (mask, true) } else { (0, false) }
+    if match_any(mask, values, lane) == mask {
+        (mask, true)
+    } else {
+        (0, false)
+    }
 }
 
 /// The integer and bitwise `redux.sync` operations.
@@ -211,20 +227,36 @@ mod tests {
                     let c = |mode| ShflControl::for_width(mode, width).bits();
                     // idx: srcLane modulo width within the segment; always in range.
                     let idx = shfl_source(ShflMode::Idx, lane, b, c(ShflMode::Idx));
-                    assert_eq!(idx, (base + (b & 31) % width, true), "idx w={width} b={b} lane={lane}");
+                    assert_eq!(
+                        idx,
+                        (base + (b & 31) % width, true),
+                        "idx w={width} b={b} lane={lane}"
+                    );
                     // up: no wrap-around; the lowest delta lanes keep their own value.
                     let up = shfl_source(ShflMode::Up, lane, b, c(ShflMode::Up));
                     let delta = b & 31;
-                    let want = if rank >= delta { (lane - delta, true) } else { (lane, false) };
+                    let want = if rank >= delta {
+                        (lane - delta, true)
+                    } else {
+                        (lane, false)
+                    };
                     assert_eq!(up, want, "up w={width} b={b} lane={lane}");
                     // down: no wrap-around; the highest delta lanes keep their own.
                     let down = shfl_source(ShflMode::Down, lane, b, c(ShflMode::Down));
-                    let want = if rank + delta < width { (lane + delta, true) } else { (lane, false) };
+                    let want = if rank + delta < width {
+                        (lane + delta, true)
+                    } else {
+                        (lane, false)
+                    };
                     assert_eq!(down, want, "down w={width} b={b} lane={lane}");
                     // xor: earlier (or own) segments are read, later ones return own value.
                     let x = shfl_source(ShflMode::Bfly, lane, b, c(ShflMode::Bfly));
                     let j = lane ^ delta;
-                    let want = if j < base + width { (j, true) } else { (lane, false) };
+                    let want = if j < base + width {
+                        (j, true)
+                    } else {
+                        (lane, false)
+                    };
                     assert_eq!(x, want, "xor w={width} b={b} lane={lane}");
                 }
             }
@@ -247,9 +279,21 @@ mod tests {
         let values: [u32; 32] = core::array::from_fn(|l| 100 + l as u32);
         let out = shfl_sync(ShflMode::Idx, &values, 3, 0x1f, 0x0000_fff0);
         assert_eq!(out[0], None);
-        assert_eq!(out[4], Some(ShflLane { value: None, in_range: true }));
+        assert_eq!(
+            out[4],
+            Some(ShflLane {
+                value: None,
+                in_range: true
+            })
+        );
         let out = shfl_sync(ShflMode::Idx, &values, 5, 0x1f, 0x0000_fff0);
-        assert_eq!(out[9], Some(ShflLane { value: Some(105), in_range: true }));
+        assert_eq!(
+            out[9],
+            Some(ShflLane {
+                value: Some(105),
+                in_range: true
+            })
+        );
     }
 
     #[test]
@@ -273,10 +317,17 @@ mod tests {
         assert_eq!(match_all(0x9, &values, 0), (0x9, true));
         assert_eq!(match_all(0x3, &values, 0), (0, false));
         let v: [u32; 32] = core::array::from_fn(|l| l as u32 * 7 + 1);
-        assert_eq!(redux_int(IntRedux::AddU32, u32::MAX, &v), (0..32).map(|l| l * 7 + 1).sum::<u32>());
+        assert_eq!(
+            redux_int(IntRedux::AddU32, u32::MAX, &v),
+            (0..32).map(|l| l * 7 + 1).sum::<u32>()
+        );
         assert_eq!(redux_int(IntRedux::MaxS32, 0b110, &v), 15);
         let f: [f32; 32] = core::array::from_fn(|l| l as f32 - 20.0);
-        let max_abs = FloatRedux { max: true, abs: true, nan: false };
+        let max_abs = FloatRedux {
+            max: true,
+            abs: true,
+            nan: false,
+        };
         assert_eq!(redux_f32(max_abs, u32::MAX, &f), 20.0);
     }
 

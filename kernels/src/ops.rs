@@ -154,7 +154,12 @@ impl Float for f32 {
     }
     #[inline(always)]
     fn sign_merge(a: f32, b: f32, keep_positive: bool) -> f32 {
-        FloatRedux { max: keep_positive, abs: false, nan: false }.combine(a, b)
+        FloatRedux {
+            max: keep_positive,
+            abs: false,
+            nan: false,
+        }
+        .combine(a, b)
     }
 }
 
@@ -165,7 +170,11 @@ impl Float for f64 {
     }
     #[inline(always)]
     fn sign_merge(a: f64, b: f64, keep_positive: bool) -> f64 {
-        let bits = if keep_positive { a.to_bits() & b.to_bits() } else { a.to_bits() | b.to_bits() };
+        let bits = if keep_positive {
+            a.to_bits() & b.to_bits()
+        } else {
+            a.to_bits() | b.to_bits()
+        };
         f64::from_bits(bits)
     }
 }
@@ -179,7 +188,11 @@ fn float_minmax<T: Float>(a: T, b: T, max: bool) -> T {
         (false, true) => a,
         _ if a == b => T::sign_merge(a, b, max),
         _ => {
-            if (a < b) != max { a } else { b }
+            if (a < b) != max {
+                a
+            } else {
+                b
+            }
         }
     }
 }
@@ -245,18 +258,27 @@ arg_ops! { u32, u32; i32, u32; f32, u32; u64, u64; i64, u64; f64, u64; }
 fn bits<T: bytemuck::Pod>(v: T) -> u64 {
     const { assert!(core::mem::size_of::<T>() <= 8) };
     let mut w = 0u64;
-    bytemuck::bytes_of_mut(&mut w)[..core::mem::size_of::<T>()].copy_from_slice(bytemuck::bytes_of(&v));
+    bytemuck::bytes_of_mut(&mut w)[..core::mem::size_of::<T>()]
+        .copy_from_slice(bytemuck::bytes_of(&v));
     w
 }
 
 /// The operand whose value is `winner` (by bits), the lower index on a tie.
 #[inline(always)]
-fn pick<T: bytemuck::Pod, I: Copy + PartialOrd>(a: Indexed<T, I>, b: Indexed<T, I>, winner: T) -> Indexed<T, I> {
+fn pick<T: bytemuck::Pod, I: Copy + PartialOrd>(
+    a: Indexed<T, I>,
+    b: Indexed<T, I>,
+    winner: T,
+) -> Indexed<T, I> {
     let a_wins = bits(a.value) == bits(winner);
     let b_wins = bits(b.value) == bits(winner);
     match (a_wins, b_wins) {
         (true, true) => {
-            if b.index < a.index { b } else { a }
+            if b.index < a.index {
+                b
+            } else {
+                a
+            }
         }
         (false, true) => b,
         _ => a,
@@ -299,13 +321,25 @@ mod tests {
 
     #[test]
     fn arg_ops_prefer_the_lower_index_on_ties() {
-        let a = Indexed { value: 3.0f32, index: 9u32 };
-        let b = Indexed { value: 3.0f32, index: 4u32 };
-        let c = Indexed { value: f32::NAN, index: 0u32 };
+        let a = Indexed {
+            value: 3.0f32,
+            index: 9u32,
+        };
+        let b = Indexed {
+            value: 3.0f32,
+            index: 4u32,
+        };
+        let c = Indexed {
+            value: f32::NAN,
+            index: 0u32,
+        };
         assert_eq!(ArgMin.combine(a, b).index, 4);
         assert_eq!(ArgMax.combine(b, a).index, 4);
         assert_eq!(ArgMin.combine(c, a).index, 9);
-        let lo = Indexed { value: -5i64, index: 10u64 };
+        let lo = Indexed {
+            value: -5i64,
+            index: 10u64,
+        };
         assert_eq!(ArgMin.combine(a_i64(), lo), lo);
     }
 

@@ -32,10 +32,18 @@ pub struct FloatRedux {
 impl FloatRedux {
     /// All eight forms.
     pub const ALL: [FloatRedux; 8] = {
-        let mut all = [FloatRedux { max: false, abs: false, nan: false }; 8];
+        let mut all = [FloatRedux {
+            max: false,
+            abs: false,
+            nan: false,
+        }; 8];
         let mut i = 0;
         while i < 8 {
-            all[i] = FloatRedux { max: i & 1 != 0, abs: i & 2 != 0, nan: i & 4 != 0 };
+            all[i] = FloatRedux {
+                max: i & 1 != 0,
+                abs: i & 2 != 0,
+                nan: i & 4 != 0,
+            };
             i += 1;
         }
         all
@@ -44,7 +52,11 @@ impl FloatRedux {
     /// The operation on one input, before combining (`.abs`).
     #[inline(always)]
     pub fn prepare(self, x: f32) -> f32 {
-        if self.abs { f32::from_bits(x.to_bits() & 0x7fff_ffff) } else { x }
+        if self.abs {
+            f32::from_bits(x.to_bits() & 0x7fff_ffff)
+        } else {
+            x
+        }
     }
 
     /// Combines two prepared inputs by the instruction's rules.
@@ -57,11 +69,19 @@ impl FloatRedux {
             (false, true) => a,
             // Equal values: only ±0 differ in bits; max keeps +0.0, min keeps -0.0.
             _ if a == b => {
-                let bits = if self.max { a.to_bits() & b.to_bits() } else { a.to_bits() | b.to_bits() };
+                let bits = if self.max {
+                    a.to_bits() & b.to_bits()
+                } else {
+                    a.to_bits() | b.to_bits()
+                };
                 f32::from_bits(bits)
             }
             _ => {
-                if (a < b) != self.max { a } else { b }
+                if (a < b) != self.max {
+                    a
+                } else {
+                    b
+                }
             }
         }
     }
@@ -75,7 +95,11 @@ impl FloatRedux {
 /// `redux.sync` function and works for any [`bytemuck::Pod`] type.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-pub fn shuffle_reduce<T: bytemuck::Pod>(mask: LaneMask, value: T, combine: impl Fn(T, T) -> T) -> T {
+pub fn shuffle_reduce<T: bytemuck::Pod>(
+    mask: LaneMask,
+    value: T,
+    combine: impl Fn(T, T) -> T,
+) -> T {
     use crate::shfl::{ShflControl, ShflMode, shfl_sync_mode};
     let c = ShflControl::for_width(ShflMode::Idx, 32);
     if mask == LaneMask::FULL {
@@ -83,9 +107,19 @@ pub fn shuffle_reduce<T: bytemuck::Pod>(mask: LaneMask, value: T, combine: impl 
         let mut acc = value;
         let mut offset = 1;
         while offset < 32 {
-            let other = shfl_sync_mode(ShflMode::Bfly, mask, acc, offset, ShflControl::for_width(ShflMode::Bfly, 32));
+            let other = shfl_sync_mode(
+                ShflMode::Bfly,
+                mask,
+                acc,
+                offset,
+                ShflControl::for_width(ShflMode::Bfly, 32),
+            );
             // Keep lane order: the lower half of each pair is the left operand.
-            acc = if lane & offset == 0 { combine(acc, other) } else { combine(other, acc) };
+            acc = if lane & offset == 0 {
+                combine(acc, other)
+            } else {
+                combine(other, acc)
+            };
             offset <<= 1;
         }
         return acc;
@@ -230,8 +264,16 @@ redux_f32!(redux_sync_max_abs_nan_f32, "max.abs.NaN", true, true, true);
 mod tests {
     use super::*;
 
-    const MIN: FloatRedux = FloatRedux { max: false, abs: false, nan: false };
-    const MAX: FloatRedux = FloatRedux { max: true, abs: false, nan: false };
+    const MIN: FloatRedux = FloatRedux {
+        max: false,
+        abs: false,
+        nan: false,
+    };
+    const MAX: FloatRedux = FloatRedux {
+        max: true,
+        abs: false,
+        nan: false,
+    };
 
     #[test]
     fn zeros_order_plus_above_minus() {

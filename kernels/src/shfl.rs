@@ -93,7 +93,7 @@ impl ShflControl {
 #[inline(always)]
 pub fn map_words<T: Pod>(value: T, mut f: impl FnMut(u32) -> u32) -> T {
     use core::mem::{align_of, size_of};
-    if size_of::<T>() % 4 == 0 && align_of::<T>() >= 4 {
+    if size_of::<T>().is_multiple_of(4) && align_of::<T>() >= 4 {
         // Whole aligned words: stays in registers.
         let mut out = value;
         let words = &mut out as *mut T as *mut u32;
@@ -161,18 +161,44 @@ macro_rules! shfl_b32 {
 }
 
 #[cfg(target_arch = "nvptx64")]
-shfl_b32!("up", shfl_sync_up_b32, shfl_sync_up_b32_pred, "`__shfl_up_sync`");
+shfl_b32!(
+    "up",
+    shfl_sync_up_b32,
+    shfl_sync_up_b32_pred,
+    "`__shfl_up_sync`"
+);
 #[cfg(target_arch = "nvptx64")]
-shfl_b32!("down", shfl_sync_down_b32, shfl_sync_down_b32_pred, "`__shfl_down_sync`");
+shfl_b32!(
+    "down",
+    shfl_sync_down_b32,
+    shfl_sync_down_b32_pred,
+    "`__shfl_down_sync`"
+);
 #[cfg(target_arch = "nvptx64")]
-shfl_b32!("bfly", shfl_sync_bfly_b32, shfl_sync_bfly_b32_pred, "`__shfl_xor_sync`");
+shfl_b32!(
+    "bfly",
+    shfl_sync_bfly_b32,
+    shfl_sync_bfly_b32_pred,
+    "`__shfl_xor_sync`"
+);
 #[cfg(target_arch = "nvptx64")]
-shfl_b32!("idx", shfl_sync_idx_b32, shfl_sync_idx_b32_pred, "`__shfl_sync`");
+shfl_b32!(
+    "idx",
+    shfl_sync_idx_b32,
+    shfl_sync_idx_b32_pred,
+    "`__shfl_sync`"
+);
 
 /// One `shfl.sync` of mode `mode` on a [`Pod`] value, one instruction per 32-bit word.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-pub fn shfl_sync_mode<T: Pod>(mode: ShflMode, mask: LaneMask, value: T, b: u32, c: ShflControl) -> T {
+pub fn shfl_sync_mode<T: Pod>(
+    mode: ShflMode,
+    mask: LaneMask,
+    value: T,
+    b: u32,
+    c: ShflControl,
+) -> T {
     let c = c.bits();
     map_words(value, |w| match mode {
         ShflMode::Up => shfl_sync_up_b32(w, b, c, mask),
@@ -194,7 +220,13 @@ pub fn shfl_sync_mode<T: Pod>(mode: ShflMode, mask: LaneMask, value: T, b: u32, 
 #[inline(always)]
 pub fn shfl_sync<T: Pod>(mask: LaneMask, value: T, src_lane: u32, width: u32) -> T {
     debug_assert!(width.is_power_of_two() && width <= 32);
-    shfl_sync_mode(ShflMode::Idx, mask, value, src_lane, ShflControl::for_width(ShflMode::Idx, width))
+    shfl_sync_mode(
+        ShflMode::Idx,
+        mask,
+        value,
+        src_lane,
+        ShflControl::for_width(ShflMode::Idx, width),
+    )
 }
 
 /// `__shfl_up_sync`: the value of the lane `delta` below in the caller's segment; the lowest
@@ -203,7 +235,13 @@ pub fn shfl_sync<T: Pod>(mask: LaneMask, value: T, src_lane: u32, width: u32) ->
 #[inline(always)]
 pub fn shfl_up_sync<T: Pod>(mask: LaneMask, value: T, delta: u32, width: u32) -> T {
     debug_assert!(width.is_power_of_two() && width <= 32);
-    shfl_sync_mode(ShflMode::Up, mask, value, delta, ShflControl::for_width(ShflMode::Up, width))
+    shfl_sync_mode(
+        ShflMode::Up,
+        mask,
+        value,
+        delta,
+        ShflControl::for_width(ShflMode::Up, width),
+    )
 }
 
 /// `__shfl_down_sync`: the value of the lane `delta` above in the caller's segment; the
@@ -212,7 +250,13 @@ pub fn shfl_up_sync<T: Pod>(mask: LaneMask, value: T, delta: u32, width: u32) ->
 #[inline(always)]
 pub fn shfl_down_sync<T: Pod>(mask: LaneMask, value: T, delta: u32, width: u32) -> T {
     debug_assert!(width.is_power_of_two() && width <= 32);
-    shfl_sync_mode(ShflMode::Down, mask, value, delta, ShflControl::for_width(ShflMode::Down, width))
+    shfl_sync_mode(
+        ShflMode::Down,
+        mask,
+        value,
+        delta,
+        ShflControl::for_width(ShflMode::Down, width),
+    )
 }
 
 /// `__shfl_xor_sync`: the value of lane `lane ^ lane_mask`; a source in a later segment gives
@@ -221,7 +265,13 @@ pub fn shfl_down_sync<T: Pod>(mask: LaneMask, value: T, delta: u32, width: u32) 
 #[inline(always)]
 pub fn shfl_xor_sync<T: Pod>(mask: LaneMask, value: T, lane_mask: u32, width: u32) -> T {
     debug_assert!(width.is_power_of_two() && width <= 32);
-    shfl_sync_mode(ShflMode::Bfly, mask, value, lane_mask, ShflControl::for_width(ShflMode::Bfly, width))
+    shfl_sync_mode(
+        ShflMode::Bfly,
+        mask,
+        value,
+        lane_mask,
+        ShflControl::for_width(ShflMode::Bfly, width),
+    )
 }
 
 #[cfg(test)]
@@ -254,8 +304,17 @@ mod tests {
             w.wrapping_add(0x0101_0101)
         });
         assert_eq!(n, 2);
-        assert_eq!(seen, [u32::from_ne_bytes([1, 2, 3, 4]), u32::from_ne_bytes([5, 6, 7, 0])]);
+        assert_eq!(
+            seen,
+            [
+                u32::from_ne_bytes([1, 2, 3, 4]),
+                u32::from_ne_bytes([5, 6, 7, 0])
+            ]
+        );
         assert_eq!(out, [2, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(map_words(0x1234_5678_9abc_def0u64, |w| w), 0x1234_5678_9abc_def0u64);
+        assert_eq!(
+            map_words(0x1234_5678_9abc_def0u64, |w| w),
+            0x1234_5678_9abc_def0u64
+        );
     }
 }

@@ -41,7 +41,10 @@ pub enum Flags {
 }
 
 impl<const W: u32> Tile<W> {
-    const VALID: () = assert!(W.is_power_of_two() && W <= 32, "a tile width must be a power of two in 1..=32");
+    const VALID: () = assert!(
+        W.is_power_of_two() && W <= 32,
+        "a tile width must be a power of two in 1..=32"
+    );
 
     /// The tile width.
     pub const WIDTH: u32 = {
@@ -55,7 +58,11 @@ impl<const W: u32> Tile<W> {
     }
 
     /// The bits of one segment, for the segment starting at lane 0.
-    pub const SEGMENT_BITS: u32 = if Self::WIDTH == 32 { u32::MAX } else { (1 << Self::WIDTH) - 1 };
+    pub const SEGMENT_BITS: u32 = if Self::WIDTH == 32 {
+        u32::MAX
+    } else {
+        (1 << Self::WIDTH) - 1
+    };
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -90,25 +97,49 @@ impl<const W: u32> Tile<W> {
     /// The value of rank `src` of the segment (`shfl.sync.idx`).
     #[inline(always)]
     pub fn shfl<T: Pod>(self, value: T, src: u32) -> T {
-        shfl_sync_mode(ShflMode::Idx, self.mask, value, src, Self::control(ShflMode::Idx))
+        shfl_sync_mode(
+            ShflMode::Idx,
+            self.mask,
+            value,
+            src,
+            Self::control(ShflMode::Idx),
+        )
     }
 
     /// The value of rank `rank - delta`, or the caller's own below rank `delta` (`shfl.sync.up`).
     #[inline(always)]
     pub fn shfl_up<T: Pod>(self, value: T, delta: u32) -> T {
-        shfl_sync_mode(ShflMode::Up, self.mask, value, delta, Self::control(ShflMode::Up))
+        shfl_sync_mode(
+            ShflMode::Up,
+            self.mask,
+            value,
+            delta,
+            Self::control(ShflMode::Up),
+        )
     }
 
     /// The value of rank `rank + delta`, or the caller's own past the end (`shfl.sync.down`).
     #[inline(always)]
     pub fn shfl_down<T: Pod>(self, value: T, delta: u32) -> T {
-        shfl_sync_mode(ShflMode::Down, self.mask, value, delta, Self::control(ShflMode::Down))
+        shfl_sync_mode(
+            ShflMode::Down,
+            self.mask,
+            value,
+            delta,
+            Self::control(ShflMode::Down),
+        )
     }
 
     /// The value of rank `rank ^ lane_mask` (`shfl.sync.bfly`).
     #[inline(always)]
     pub fn shfl_xor<T: Pod>(self, value: T, lane_mask: u32) -> T {
-        shfl_sync_mode(ShflMode::Bfly, self.mask, value, lane_mask, Self::control(ShflMode::Bfly))
+        shfl_sync_mode(
+            ShflMode::Bfly,
+            self.mask,
+            value,
+            lane_mask,
+            Self::control(ShflMode::Bfly),
+        )
     }
 
     /// The value of rank `src` in every lane of the segment.
@@ -129,7 +160,11 @@ impl<const W: u32> Tile<W> {
         let mut offset = 1;
         while offset < W {
             let other = self.shfl_xor(acc, offset);
-            acc = if rank & offset == 0 { op.combine(acc, other) } else { op.combine(other, acc) };
+            acc = if rank & offset == 0 {
+                op.combine(acc, other)
+            } else {
+                op.combine(other, acc)
+            };
             offset <<= 1;
         }
         acc
@@ -156,7 +191,11 @@ impl<const W: u32> Tile<W> {
     pub fn exclusive_scan<T: Pod, Op: ReduceOp<T>>(self, value: T, op: Op) -> T {
         let inclusive = self.inclusive_scan(value, op);
         let shifted = self.shfl_up(inclusive, 1);
-        if self.rank() == 0 { op.identity() } else { shifted }
+        if self.rank() == 0 {
+            op.identity()
+        } else {
+            shifted
+        }
     }
 
     /// Reverse (suffix) inclusive scan: rank `r` gets `x[r] ⊕ … ⊕ x[W-1]`.
@@ -180,7 +219,11 @@ impl<const W: u32> Tile<W> {
     pub fn reverse_exclusive_scan<T: Pod, Op: ReduceOp<T>>(self, value: T, op: Op) -> T {
         let inclusive = self.reverse_inclusive_scan(value, op);
         let shifted = self.shfl_down(inclusive, 1);
-        if self.rank() == W - 1 { op.identity() } else { shifted }
+        if self.rank() == W - 1 {
+            op.identity()
+        } else {
+            shifted
+        }
     }
 
     /// The ranks that start a segment, from per-lane flags (rank 0 always starts one).
@@ -197,7 +240,13 @@ impl<const W: u32> Tile<W> {
 
     /// Segmented inclusive scan: the scan restarts at every head flag (or after every tail flag).
     #[inline(always)]
-    pub fn segmented_inclusive_scan<T: Pod, Op: ReduceOp<T>>(self, value: T, flag: bool, flags: Flags, op: Op) -> T {
+    pub fn segmented_inclusive_scan<T: Pod, Op: ReduceOp<T>>(
+        self,
+        value: T,
+        flag: bool,
+        flags: Flags,
+        op: Op,
+    ) -> T {
         let rank = self.rank();
         let at_or_below = (((1u64 << (rank + 1)) - 1) as u32) & self.heads(flag, flags);
         let start = 31 - at_or_below.leading_zeros();
@@ -215,11 +264,21 @@ impl<const W: u32> Tile<W> {
 
     /// Segmented reduction: every lane gets the reduction of its own segment.
     #[inline(always)]
-    pub fn segmented_reduce<T: Pod, Op: ReduceOp<T>>(self, value: T, flag: bool, flags: Flags, op: Op) -> T {
+    pub fn segmented_reduce<T: Pod, Op: ReduceOp<T>>(
+        self,
+        value: T,
+        flag: bool,
+        flags: Flags,
+        op: Op,
+    ) -> T {
         let rank = self.rank();
         let heads = self.heads(flag, flags);
         let above = heads & !(((1u64 << (rank + 1)) - 1) as u32);
-        let end = if above == 0 { W - 1 } else { above.trailing_zeros() - 1 };
+        let end = if above == 0 {
+            W - 1
+        } else {
+            above.trailing_zeros() - 1
+        };
         let scanned = self.segmented_inclusive_scan(value, flag, flags, op);
         self.shfl(scanned, end)
     }

@@ -63,10 +63,14 @@ struct Env {
 
 impl Env {
     fn apply(&self, cmd: &mut Command) {
-        cmd.env("WARPKIT_PTXAS", &self.ptxas).env("WARPKIT_REQUIRE_PTXAS", "1");
+        cmd.env("WARPKIT_PTXAS", &self.ptxas)
+            .env("WARPKIT_REQUIRE_PTXAS", "1");
         if !tools::system_libcuda() {
             let old = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
-            cmd.env("LD_LIBRARY_PATH", format!("{}:{old}", self.libcuda.display()));
+            cmd.env(
+                "LD_LIBRARY_PATH",
+                format!("{}:{old}", self.libcuda.display()),
+            );
         }
     }
 }
@@ -84,13 +88,27 @@ fn cargo(args: &[&str], env: &Env) -> Result<(), String> {
     env.apply(&mut cmd);
     eprintln!("+ cargo {}", args.join(" "));
     let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if status.success() { Ok(()) } else { Err(format!("cargo {} failed", args.join(" "))) }
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("cargo {} failed", args.join(" ")))
+    }
 }
 
 fn test() -> Result<(), String> {
     let env = setup()?;
     cargo(&["fmt", "--all", "--", "--check"], &env)?;
-    cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"], &env)?;
+    cargo(
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &env,
+    )?;
     cargo(&["test", "--workspace"], &env)
 }
 
@@ -99,7 +117,11 @@ fn ptx(arch: &[String]) -> Result<(), String> {
     let targets: Vec<Target> = if arch.is_empty() {
         Target::DEFAULT.to_vec()
     } else {
-        arch.iter().map(|a| Target::parse(a).ok_or(format!("unknown target {a}: expected sm_XX or sm_XXa"))).collect::<Result<_, _>>()?
+        arch.iter()
+            .map(|a| {
+                Target::parse(a).ok_or(format!("unknown target {a}: expected sm_XX or sm_XXa"))
+            })
+            .collect::<Result<_, _>>()?
     };
     let out = tools::root().join("target/ptx");
     let (built, _) = PtxBuilder::new(tools::root().join("kernels"))
@@ -119,7 +141,11 @@ fn ptx(arch: &[String]) -> Result<(), String> {
             .output()
             .map_err(|e| format!("cannot run ptxas: {e}"))?;
         if !report.status.success() {
-            return Err(format!("ptxas rejected {}:\n{}", p.path.display(), String::from_utf8_lossy(&report.stderr)));
+            return Err(format!(
+                "ptxas rejected {}:\n{}",
+                p.path.display(),
+                String::from_utf8_lossy(&report.stderr)
+            ));
         }
         print_ptxas_table(&String::from_utf8_lossy(&report.stderr));
     }
@@ -128,7 +154,10 @@ fn ptx(arch: &[String]) -> Result<(), String> {
 
 /// One line per kernel: registers, stack frame, spills.
 fn print_ptxas_table(report: &str) {
-    println!("  {:<44} {:>5} {:>6} {:>7}", "kernel", "regs", "stack", "spills");
+    println!(
+        "  {:<44} {:>5} {:>6} {:>7}",
+        "kernel", "regs", "stack", "spills"
+    );
     let mut kernel = String::new();
     let mut stack = String::new();
     for line in report.lines() {
@@ -140,7 +169,13 @@ fn print_ptxas_table(report: &str) {
         } else if let Some(regs) = line.split("Used ").nth(1) {
             let regs = regs.split_whitespace().next().unwrap_or("?");
             let mut s = stack.split(' ');
-            println!("  {:<44} {:>5} {:>6} {:>7}", kernel, regs, s.next().unwrap_or("?"), s.next().unwrap_or("?"));
+            println!(
+                "  {:<44} {:>5} {:>6} {:>7}",
+                kernel,
+                regs,
+                s.next().unwrap_or("?"),
+                s.next().unwrap_or("?")
+            );
         }
     }
 }
@@ -157,7 +192,14 @@ fn bench(quick: bool) -> Result<(), String> {
             .into());
     }
     let env = setup()?;
-    let mut args = vec!["bench", "-p", "warpkit-benches", "--bench", "throughput", "--"];
+    let mut args = vec![
+        "bench",
+        "-p",
+        "warpkit-benches",
+        "--bench",
+        "throughput",
+        "--",
+    ];
     if quick {
         args.push("--quick");
     }
@@ -171,19 +213,56 @@ fn gpu_pack() -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     for (args, label) in [
-        (vec!["test", "--release", "--workspace", "--no-run", "--message-format=json"], "test"),
-        (vec!["bench", "-p", "warpkit-benches", "--no-run", "--message-format=json"], "bench"),
-        (vec!["build", "--release", "-p", "warpkit-host", "--bin", "warpkit", "--message-format=json"], "bin"),
+        (
+            vec![
+                "test",
+                "--release",
+                "--workspace",
+                "--no-run",
+                "--message-format=json",
+            ],
+            "test",
+        ),
+        (
+            vec![
+                "bench",
+                "-p",
+                "warpkit-benches",
+                "--no-run",
+                "--message-format=json",
+            ],
+            "bench",
+        ),
+        (
+            vec![
+                "build",
+                "--release",
+                "-p",
+                "warpkit-host",
+                "--bin",
+                "warpkit",
+                "--message-format=json",
+            ],
+            "bin",
+        ),
     ] {
         let mut cmd = Command::new("cargo");
         cmd.args(&args).current_dir(tools::root());
         env.apply(&mut cmd);
         let out = cmd.output().map_err(|e| e.to_string())?;
         if !out.status.success() {
-            return Err(format!("cargo {} failed:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr)));
+            return Err(format!(
+                "cargo {} failed:\n{}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
         for line in String::from_utf8_lossy(&out.stdout).lines() {
-            let Some(exe) = line.split("\"executable\":\"").nth(1).and_then(|r| r.split('"').next()) else {
+            let Some(exe) = line
+                .split("\"executable\":\"")
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+            else {
                 continue;
             };
             let src = Path::new(exe);
@@ -193,7 +272,14 @@ fn gpu_pack() -> Result<(), String> {
                 _ => format!("{label}-{stem}"),
             };
             // The device machine needs the GPU tests, the benchmark and the CLI.
-            if !["test-conformance", "test-algorithms", "bench-throughput", "bin-warpkit"].contains(&name.as_str()) {
+            if ![
+                "test-conformance",
+                "test-algorithms",
+                "bench-throughput",
+                "bin-warpkit",
+            ]
+            .contains(&name.as_str())
+            {
                 continue;
             }
             let dest = dir.join(&name);

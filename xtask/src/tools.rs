@@ -8,7 +8,10 @@ use std::process::Command;
 const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
 
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_owned()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_owned()
 }
 
 pub fn tools_dir() -> PathBuf {
@@ -16,8 +19,14 @@ pub fn tools_dir() -> PathBuf {
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
-    let status = cmd.status().map_err(|e| format!("{what}: cannot run {:?}: {e}", cmd.get_program()))?;
-    if status.success() { Ok(()) } else { Err(format!("{what} failed ({status})")) }
+    let status = cmd
+        .status()
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", cmd.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})"))
+    }
 }
 
 /// Installs the pinned toolchain and its components (quick when already there).
@@ -28,12 +37,23 @@ pub fn ensure_toolchain() -> Result<(), String> {
     }
     eprintln!("installing toolchain {name} with rust-src, llvm-tools, rustfmt, clippy");
     run(
-        Command::new("rustup").args(["toolchain", "install", name, "--profile", "minimal"]).args([
-            "-c", "rust-src", "-c", "llvm-tools", "-c", "rustfmt", "-c", "clippy",
-        ]),
+        Command::new("rustup")
+            .args(["toolchain", "install", name, "--profile", "minimal"])
+            .args([
+                "-c",
+                "rust-src",
+                "-c",
+                "llvm-tools",
+                "-c",
+                "rustfmt",
+                "-c",
+                "clippy",
+            ]),
         "rustup toolchain install",
     )?;
-    warpkit_builder::Toolchain::locate(name).map(|_| ()).map_err(|e| e.to_string())
+    warpkit_builder::Toolchain::locate(name)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// A `ptxas`: `WARPKIT_PTXAS`, the CUDA toolkit's, one on PATH, or the wheel's (fetched).
@@ -60,7 +80,15 @@ pub fn ptxas() -> Result<PathBuf, String> {
     let wheels = tools_dir().join("wheels");
     run(
         Command::new("python3")
-            .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d"])
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-d",
+            ])
             .arg(&wheels)
             .arg(PTXAS_WHEEL),
         "pip download of the ptxas wheel (needs python3 with pip and access to PyPI; or set WARPKIT_PTXAS)",
@@ -68,21 +96,32 @@ pub fn ptxas() -> Result<PathBuf, String> {
     let unzip = "import sys, zipfile, glob, os\n\
         w = glob.glob(os.path.join(sys.argv[1], 'nvidia_cuda_nvcc_cu12-*.whl'))[0]\n\
         zipfile.ZipFile(w).extract('nvidia/cuda_nvcc/bin/ptxas', sys.argv[2])\n";
-    run(Command::new("python3").args(["-c", unzip]).arg(&wheels).arg(&dir), "unpacking ptxas")?;
+    run(
+        Command::new("python3")
+            .args(["-c", unzip])
+            .arg(&wheels)
+            .arg(&dir),
+        "unpacking ptxas",
+    )?;
     make_executable(&bin)?;
     Ok(bin)
 }
 
 fn make_executable(path: &Path) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Whether the system already has a CUDA driver library (a GPU machine, or a toolkit).
 pub fn system_libcuda() -> bool {
-    ["/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib64/libcuda.so.1"]
-        .iter()
-        .any(|p| Path::new(p).exists())
+    [
+        "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+        "/usr/local/nvidia/lib64/libcuda.so.1",
+        "/usr/lib64/libcuda.so.1",
+    ]
+    .iter()
+    .any(|p| Path::new(p).exists())
 }
 
 /// The folder holding `libcuda.so` to link `cust` against (`<dir>/lib64`, as cust_raw
@@ -93,13 +132,17 @@ pub fn ensure_libcuda() -> Result<PathBuf, String> {
     if lib64.join("libcuda.so").exists() || Path::new("/usr/local/cuda/lib64").is_dir() {
         return Ok(lib64);
     }
-    eprintln!("fetching libcuda1 from Debian's non-free component into {}", dir.display());
+    eprintln!(
+        "fetching libcuda1 from Debian's non-free component into {}",
+        dir.display()
+    );
     let (uri, suite) = debian_mirror()?;
     let apt = tools_dir().join("apt");
     std::fs::create_dir_all(apt.join("lists/partial")).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(apt.join("archives/partial")).map_err(|e| e.to_string())?;
     let list = apt.join("sources.list");
-    std::fs::write(&list, format!("deb {uri} {suite} main contrib non-free\n")).map_err(|e| e.to_string())?;
+    std::fs::write(&list, format!("deb {uri} {suite} main contrib non-free\n"))
+        .map_err(|e| e.to_string())?;
     let opts = [
         format!("-oDir::Etc::SourceList={}", list.display()),
         "-oDir::Etc::SourceParts=/dev/null".into(),
@@ -107,23 +150,45 @@ pub fn ensure_libcuda() -> Result<PathBuf, String> {
         format!("-oDir::Cache={}", apt.display()),
         "-oAPT::Sandbox::User=root".into(),
     ];
-    run(Command::new("apt-get").args(&opts).args(["-q", "update"]), "apt-get update (custom lists)")?;
-    run(Command::new("apt-get").args(&opts).args(["download", "libcuda1"]).current_dir(&apt), "apt-get download libcuda1")?;
+    run(
+        Command::new("apt-get").args(&opts).args(["-q", "update"]),
+        "apt-get update (custom lists)",
+    )?;
+    run(
+        Command::new("apt-get")
+            .args(&opts)
+            .args(["download", "libcuda1"])
+            .current_dir(&apt),
+        "apt-get download libcuda1",
+    )?;
     let deb = std::fs::read_dir(&apt)
         .map_err(|e| e.to_string())?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|e| e == "deb"))
         .ok_or("apt-get download left no .deb")?;
     let unpacked = apt.join("unpacked");
-    run(Command::new("dpkg").arg("-x").arg(&deb).arg(&unpacked), "dpkg -x libcuda1")?;
+    run(
+        Command::new("dpkg").arg("-x").arg(&deb).arg(&unpacked),
+        "dpkg -x libcuda1",
+    )?;
     let src = unpacked.join("usr/lib/x86_64-linux-gnu/nvidia/current");
     std::fs::create_dir_all(&lib64).map_err(|e| e.to_string())?;
     for entry in std::fs::read_dir(&src).map_err(|e| format!("{}: {e}", src.display()))? {
         let path = entry.map_err(|e| e.to_string())?.path();
-        let name = path.file_name().expect("a file").to_string_lossy().into_owned();
+        let name = path
+            .file_name()
+            .expect("a file")
+            .to_string_lossy()
+            .into_owned();
         if name.starts_with("libcuda.so") {
             let _ = std::fs::remove_file(lib64.join(&name));
-            run(Command::new("cp").arg("-a").arg(&path).arg(lib64.join(&name)), "copy libcuda")?;
+            run(
+                Command::new("cp")
+                    .arg("-a")
+                    .arg(&path)
+                    .arg(lib64.join(&name)),
+                "copy libcuda",
+            )?;
         }
     }
     if !lib64.join("libcuda.so").exists() {
@@ -135,7 +200,10 @@ pub fn ensure_libcuda() -> Result<PathBuf, String> {
 /// The machine's own Debian mirror and suite, read from its apt sources.
 fn debian_mirror() -> Result<(String, String), String> {
     let mut text = String::new();
-    for file in ["/etc/apt/sources.list.d/debian.sources", "/etc/apt/sources.list"] {
+    for file in [
+        "/etc/apt/sources.list.d/debian.sources",
+        "/etc/apt/sources.list",
+    ] {
         text += &std::fs::read_to_string(file).unwrap_or_default();
         text.push('\n');
     }
@@ -145,7 +213,9 @@ fn debian_mirror() -> Result<(String, String), String> {
             .flat_map(|v| v.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
             .find(|v| !v.contains("security"))
     };
-    let deb_line = text.lines().find(|l| l.starts_with("deb ") && !l.contains("security"));
+    let deb_line = text
+        .lines()
+        .find(|l| l.starts_with("deb ") && !l.contains("security"));
     let from_list = deb_line.and_then(|l| {
         let parts: Vec<&str> = l.split_whitespace().collect();
         Some((parts.get(1)?.to_string(), parts.get(2)?.to_string()))

@@ -58,11 +58,23 @@ gens! {
     f32 => |r| (r.next_u32() % 2000) as f32 / 1000.0 - 1.0; f64 => |r| (r.next_u32() % 2000) as f64 / 1000.0 - 1.0;
 }
 
-fn run<T: Gen, O: DeviceOp<T>>(wk: &Warpkit, what: What, n: usize, op: O) -> Result<(), warpkit_host::Error> {
+fn run<T: Gen, O: DeviceOp<T>>(
+    wk: &Warpkit,
+    what: What,
+    n: usize,
+    op: O,
+) -> Result<(), warpkit_host::Error> {
     let mut rng = rand::rng();
     let data: Vec<T> = (0..n).map(|_| T::draw(&mut rng)).collect();
-    let input = DeviceBuffer::from_slice(&data).map_err(|e| warpkit_host::Error::Driver { op: "upload", source: e })?;
-    let stream = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| warpkit_host::Error::Driver { op: "stream", source: e })?;
+    let input = DeviceBuffer::from_slice(&data).map_err(|e| warpkit_host::Error::Driver {
+        op: "upload",
+        source: e,
+    })?;
+    let stream =
+        Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| warpkit_host::Error::Driver {
+            op: "stream",
+            source: e,
+        })?;
     let mut q = Queue::new(wk, &stream);
     let cpu = data.iter().fold(op.identity(), |a, &b| op.combine(a, b));
     match what {
@@ -71,11 +83,24 @@ fn run<T: Gen, O: DeviceOp<T>>(wk: &Warpkit, what: What, n: usize, op: O) -> Res
             let start = Instant::now();
             let value = q.reduce(&input, op)?;
             let took = start.elapsed();
-            println!("{} of {n} {}: {value} (CPU: {cpu}) in {took:?}", O::NAME, T::NAME);
+            println!(
+                "{} of {n} {}: {value} (CPU: {cpu}) in {took:?}",
+                O::NAME,
+                T::NAME
+            );
         }
         What::InclusiveScan | What::ExclusiveScan => {
-            let kind = if matches!(what, What::InclusiveScan) { ScanKind::Inclusive } else { ScanKind::Exclusive };
-            let mut output = DeviceBuffer::from_slice(&vec![T::default(); n]).map_err(|e| warpkit_host::Error::Driver { op: "allocate", source: e })?;
+            let kind = if matches!(what, What::InclusiveScan) {
+                ScanKind::Inclusive
+            } else {
+                ScanKind::Exclusive
+            };
+            let mut output = DeviceBuffer::from_slice(&vec![T::default(); n]).map_err(|e| {
+                warpkit_host::Error::Driver {
+                    op: "allocate",
+                    source: e,
+                }
+            })?;
             q.scan(&input, &mut output, op, kind)?;
             q.synchronize()?;
             let start = Instant::now();
@@ -83,9 +108,21 @@ fn run<T: Gen, O: DeviceOp<T>>(wk: &Warpkit, what: What, n: usize, op: O) -> Res
             q.synchronize()?;
             let took = start.elapsed();
             let mut last = vec![T::default(); n];
-            output.copy_to(&mut last[..]).map_err(|e| warpkit_host::Error::Driver { op: "download", source: e })?;
-            let shown = last.last().map(|v| v.to_string()).unwrap_or_else(|| "(empty)".into());
-            println!("{kind:?} {} scan of {n} {}: last element {shown} (CPU total: {cpu}) in {took:?}", O::NAME, T::NAME);
+            output
+                .copy_to(&mut last[..])
+                .map_err(|e| warpkit_host::Error::Driver {
+                    op: "download",
+                    source: e,
+                })?;
+            let shown = last
+                .last()
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "(empty)".into());
+            println!(
+                "{kind:?} {} scan of {n} {}: last element {shown} (CPU total: {cpu}) in {took:?}",
+                O::NAME,
+                T::NAME
+            );
         }
     }
     Ok(())

@@ -17,7 +17,9 @@ pub fn device(target: Option<&str>) -> Option<Warpkit> {
             Some(wk)
         }
         Err(Error::NoDevice(e)) => {
-            eprintln!("skipped: no CUDA device on this machine ({e}); this test runs on the GPU machine");
+            eprintln!(
+                "skipped: no CUDA device on this machine ({e}); this test runs on the GPU machine"
+            );
             None
         }
         Err(e) => panic!("{e}"),
@@ -74,6 +76,10 @@ pub fn runnable_targets(wk: &Warpkit) -> Vec<&'static str> {
     let (major, minor) = wk.compute_capability();
     warpkit_host::ptx::targets()
         .into_iter()
-        .filter(|t| warpkit_builder::Target::parse(t).unwrap().runs_on(major, minor))
+        .filter(|t| {
+            warpkit_builder::Target::parse(t)
+                .unwrap()
+                .runs_on(major, minor)
+        })
         .collect()
 }
