@@ -28,7 +28,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|(t, _)| Target::parse(t).is_some_and(|t| t.runs_on(major, minor)))
         .max_by_key(|(t, _)| Target::parse(t).map(|t| (t.compute, t.arch_specific)))
         .ok_or("no PTX for this device")?;
-    println!("{} (compute {major}.{minor}): loading PTX for {target}", device.name()?);
+    println!(
+        "{} (compute {major}.{minor}): loading PTX for {target}",
+        device.name()?
+    );
     let module = Module::from_ptx(ptx, &[])?;
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None)?;
 
@@ -36,7 +39,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rng = rand::rng();
     let values: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
     let keys: Vec<u32> = (0..n).map(|_| rng.random_range(0..4)).collect();
-    let (dv, dk) = (DeviceBuffer::from_slice(&values)?, DeviceBuffer::from_slice(&keys)?);
+    let (dv, dk) = (
+        DeviceBuffer::from_slice(&values)?,
+        DeviceBuffer::from_slice(&keys)?,
+    );
     let sums = DeviceBuffer::from_slice(&vec![f32::NAN; n / 32])?;
     let maxima = DeviceBuffer::from_slice(&vec![f32::NAN; n / 8])?;
     let ranks = DeviceBuffer::from_slice(&vec![u32::MAX; n])?;
@@ -57,17 +63,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     stream.synchronize()?;
 
-    let (mut s, mut m, mut r, mut p) = (vec![0.0f32; n / 32], vec![0.0f32; n / 8], vec![0u32; n], vec![0u32; n]);
+    let (mut s, mut m, mut r, mut p) = (
+        vec![0.0f32; n / 32],
+        vec![0.0f32; n / 8],
+        vec![0u32; n],
+        vec![0u32; n],
+    );
     sums.copy_to(&mut s[..])?;
     maxima.copy_to(&mut m[..])?;
     ranks.copy_to(&mut r[..])?;
     prefix.copy_to(&mut p[..])?;
     for (w, got) in s.iter().enumerate() {
         let want: f64 = values[w * 32..][..32].iter().map(|&x| x as f64).sum();
-        assert!((*got as f64 - want).abs() < 1e-4, "warp {w}: {got} vs {want}");
+        assert!(
+            (*got as f64 - want).abs() < 1e-4,
+            "warp {w}: {got} vs {want}"
+        );
     }
     for (g, got) in m.iter().enumerate() {
-        let want = values[g * 8..][..8].iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        let want = values[g * 8..][..8]
+            .iter()
+            .cloned()
+            .fold(f32::NEG_INFINITY, f32::max);
         assert_eq!(*got, want, "group {g}");
     }
     for i in 0..n {
@@ -78,6 +95,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let want: u32 = values_u[block..=i].iter().sum();
         assert_eq!(p[i], want, "block prefix at {i}");
     }
-    println!("warp sums, Tile<8> maxima, match.any ranks and block prefix sums of {n} values: all match the CPU");
+    println!(
+        "warp sums, Tile<8> maxima, match.any ranks and block prefix sums of {n} values: all match the CPU"
+    );
     Ok(())
 }
