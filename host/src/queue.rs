@@ -48,11 +48,14 @@ struct ReduceStorage {
 }
 
 struct ScanStorage {
-    flags: DeviceBuffer<u32>,
-    values: DeviceBuffer<u64>,
+    /// Two slots per tile (aggregate, prefix) of up to two flagged words each.
+    words: DeviceBuffer<u64>,
     tiles: usize,
     epoch: u32,
 }
+
+/// Status words per tile: two slots of at most two words (values of up to 8 bytes).
+const STATUS_WORDS_PER_TILE: usize = 4;
 
 /// Bytes of the largest reduced value (an `Indexed<f64, u64>`).
 const MAX_VALUE_BYTES: usize = 16;
@@ -283,25 +286,20 @@ impl<'a> Queue<'a> {
             });
         }
         let storage = self.scan_storage(tiles)?;
-        let flags = storage.flags.as_device_ptr().as_raw();
-        let aggregates = storage.values.as_device_ptr().as_raw();
-        let prefixes = aggregates + 8 * storage.tiles as u64;
+        let words = storage.words.as_device_ptr().as_raw();
         let epoch = storage.epoch;
         let (len64, exclusive) = (len as u64, (kind == ScanKind::Exclusive) as u32);
         let args = [
             arg(&src),
             arg(&dst),
             arg(&len64),
-            arg(&flags),
-            arg(&aggregates),
-            arg(&prefixes),
+            arg(&words),
             arg(&epoch),
             arg(&exclusive),
         ];
         let name = format!("warpkit_scan_{}_{}", O::NAME, T::NAME);
-        // SAFETY: the kernel takes (input, output, len, flags, aggregates, prefixes, epoch,
-        // exclusive); one block per tile; the status arrays have a slot per tile and no flag
-        // of this epoch.
+        // SAFETY: the kernel takes (input, output, len, status words, epoch, exclusive); one
+        // block per tile; the status array has room for every tile and no flag of this epoch.
         unsafe {
             self.wk
                 .launch(self.stream, &name, tiles as u32, SCAN_THREADS, &args)
@@ -319,8 +317,7 @@ impl<'a> Queue<'a> {
             self.scan = None;
             let tiles = tiles.max(1024);
             self.scan = Some(ScanStorage {
-                flags: DeviceBuffer::zeroed(tiles).during("allocate")?,
-                values: DeviceBuffer::zeroed(2 * tiles).during("allocate")?,
+                words: DeviceBuffer::zeroed(STATUS_WORDS_PER_TILE * tiles).during("allocate")?,
                 tiles,
                 epoch: 0,
             });

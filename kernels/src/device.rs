@@ -9,8 +9,8 @@
 //!   inclusive prefix; a tile finds its prefix from the closest predecessor that has published
 //!   a prefix `P_j`, folding the aggregates after it left to right. Because every `P_k` is
 //!   defined as `P_{k-1} ⊕ A_k`, that fold gives `P_{k-1}` bit for bit whichever `j` it starts
-//!   from, so float scans are deterministic too. Tile flags carry an epoch, so the status array
-//!   needs no clearing launch between runs.
+//!   from, so float scans are deterministic too. Status words carry an epoch in their flag
+//!   half, so the status array needs no clearing launch between runs, and no fences.
 //! - [`rows_reduce`], [`rows_scan`]: one warp per row, rows of one width or given by offsets.
 
 /// Block sizes, items per thread and grid shape, by algorithm.
@@ -61,26 +61,6 @@ mod gpu {
     use core::arch::asm;
     use core::mem::size_of;
 
-    /// `ld.acquire.gpu.u32`
-    #[inline(always)]
-    unsafe fn load_acquire(p: *const u32) -> u32 {
-        let v: u32;
-        // SAFETY: the caller passes a valid global pointer.
-        unsafe {
-            asm!("ld.acquire.gpu.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack))
-        };
-        v
-    }
-
-    /// `st.release.gpu.u32`
-    #[inline(always)]
-    unsafe fn store_release(p: *mut u32, v: u32) {
-        // SAFETY: the caller passes a valid global pointer.
-        unsafe {
-            asm!("st.release.gpu.u32 [{p}], {v};", v = in(reg32) v, p = in(reg64) p, options(nostack))
-        };
-    }
-
     /// `ld.relaxed.gpu.u64`: bypasses the incoherent L1 for data other blocks wrote.
     #[inline(always)]
     unsafe fn load_relaxed(p: *const u64) -> u64 {
@@ -99,6 +79,13 @@ mod gpu {
         unsafe {
             asm!("st.relaxed.gpu.u64 [{p}], {v};", v = in(reg64) v, p = in(reg64) p, options(nostack))
         };
+    }
+
+    /// `nanosleep.u32`: backs off a spinning warp so it does not flood the memory system.
+    #[inline(always)]
+    fn nanosleep(ns: u32) {
+        // SAFETY: a timed pause has no precondition.
+        unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack)) };
     }
 
     /// `atom.acq_rel.gpu.add.u32`: returns the old value.
@@ -237,76 +224,145 @@ mod gpu {
         }
     }
 
-    /// The tile-status arrays of a scan: one flag and two values per tile.
+    /// The tile status of a scan. Each tile has an aggregate slot and an inclusive-prefix slot
+    /// of `status_words::<T>()` 64-bit words; every word holds 32 bits of the value in its low
+    /// half and the flag `epoch << 2 | kind` in its high half. A word is read and written whole
+    /// (single-copy atomic), and each slot is written once per epoch, so a reader that finds
+    /// this epoch's flag in every word of a slot has the value, with no fence and no acquire
+    /// (which would invalidate the multiprocessor's L1 on every poll).
     #[derive(Clone, Copy)]
     pub struct TileStatus {
-        pub flags: *mut u32,
-        pub aggregates: *mut u64,
-        pub prefixes: *mut u64,
+        pub words: *mut u64,
         pub epoch: u32,
     }
 
     impl TileStatus {
         #[inline(always)]
-        unsafe fn publish(self, tile: u32, kind: u32, value: u64) {
-            let slot = if kind == FLAG_PREFIX {
-                self.prefixes
-            } else {
-                self.aggregates
-            };
-            // SAFETY: `tile` is below the number of tiles the arrays were sized for.
-            unsafe {
-                store_relaxed(slot.add(tile as usize), value);
-                store_release(self.flags.add(tile as usize), (self.epoch << 2) | kind);
+        fn slot<T>(self, tile: u32, kind: u32) -> *mut u64 {
+            let words = status_words::<T>();
+            let index = (tile as usize * 2 + (kind == FLAG_PREFIX) as usize) * words;
+            // SAFETY: in bounds when `tile` is below the tiles the host sized the array for.
+            unsafe { self.words.add(index) }
+        }
+
+        #[inline(always)]
+        fn flag(self, kind: u32) -> u64 {
+            ((self.epoch << 2 | kind) as u64) << 32
+        }
+
+        /// Publishes `value` as `tile`'s aggregate or prefix.
+        #[inline(always)]
+        unsafe fn publish<T: Pod>(self, tile: u32, kind: u32, value: T) {
+            let bits = to_word(value);
+            let slot = self.slot::<T>(tile, kind);
+            for w in 0..status_words::<T>() {
+                // SAFETY: the slot lies inside the status array.
+                unsafe {
+                    store_relaxed(
+                        slot.add(w),
+                        self.flag(kind) | (bits >> (32 * w)) & 0xffff_ffff,
+                    )
+                };
             }
         }
 
-        /// Waits until `tile` has published something in this epoch; returns its kind.
+        /// `tile`'s aggregate or prefix, if published in this epoch.
         #[inline(always)]
-        unsafe fn wait(self, tile: u32) -> u32 {
-            loop {
-                // SAFETY: as for `publish`.
-                let f = unsafe { load_acquire(self.flags.add(tile as usize)) };
-                if f >> 2 == self.epoch {
-                    return f & 3;
-                }
+        unsafe fn read<T: Pod>(self, tile: u32, kind: u32) -> Option<T> {
+            let slot = self.slot::<T>(tile, kind);
+            let mut bits = 0u64;
+            let mut valid = true;
+            for w in 0..status_words::<T>() {
+                // SAFETY: the slot lies inside the status array.
+                let word = unsafe { load_relaxed(slot.add(w)) };
+                valid &= word & !0xffff_ffff == self.flag(kind);
+                bits |= (word & 0xffff_ffff) << (32 * w);
             }
+            valid.then(|| from_word(bits))
         }
     }
 
+    /// Words per status slot: one per 32 bits of the value.
+    pub const fn status_words<T>() -> usize {
+        size_of::<T>().div_ceil(4)
+    }
+
     /// Warp 0's look-back: the inclusive prefix of all tiles before `tile` (`tile > 0`).
+    ///
+    /// Scans windows of 32 predecessors, newest first, until one has published its prefix.
+    /// Order-independent operators combine each window with a warp reduction on the way.
+    /// Others then fold from that prefix forwards, left to right, so the result is the same
+    /// bits whichever predecessor had published its prefix (see the module docs).
     #[inline(always)]
     unsafe fn look_back<T: Pod, Op: ReduceOp<T>>(tile: u32, status: TileStatus, op: Op) -> T {
         let lane = lane_id();
         let warp = Warp::full();
         let mut end = tile;
-        // SAFETY: every index read is below `tile`.
+        let mut newer = op.identity();
+        // SAFETY: every tile read is below `tile`.
         unsafe {
             let closest_prefix = loop {
                 let has = lane < end;
-                let kind = if has { status.wait(end - 1 - lane) } else { 0 };
-                let prefixes = crate::vote::ballot(LaneMask::FULL, has && kind == FLAG_PREFIX);
+                let t = end.wrapping_sub(1 + lane);
+                let (mut value, mut is_prefix) = (op.identity(), false);
+                loop {
+                    let mut ready = !has;
+                    if has {
+                        if let Some(p) = status.read::<T>(t, FLAG_PREFIX) {
+                            (value, is_prefix, ready) = (p, true, true);
+                        } else if let Some(a) = status.read::<T>(t, FLAG_AGGREGATE) {
+                            (value, ready) = (a, true);
+                        }
+                    }
+                    if crate::vote::vote_all(LaneMask::FULL, ready) {
+                        break;
+                    }
+                    nanosleep(32);
+                }
+                let prefixes = crate::vote::ballot(LaneMask::FULL, has && is_prefix);
+                let cut = if prefixes == 0 {
+                    32
+                } else {
+                    prefixes.trailing_zeros()
+                };
+                if Op::ORDER_INDEPENDENT {
+                    let part = warp.reduce(
+                        if lane <= cut && has {
+                            value
+                        } else {
+                            op.identity()
+                        },
+                        op,
+                    );
+                    newer = op.combine(part, newer);
+                }
                 if prefixes != 0 {
-                    break end - 1 - prefixes.trailing_zeros();
+                    break end - 1 - cut;
                 }
                 end -= 32;
             };
-            crate::lane::warp_sync(LaneMask::FULL);
-            let mut acc: T = from_word(load_relaxed(status.prefixes.add(closest_prefix as usize)));
+            if Op::ORDER_INDEPENDENT {
+                return newer;
+            }
+            let mut acc: T = status
+                .read(closest_prefix, FLAG_PREFIX)
+                .unwrap_or(op.identity());
             let mut first = closest_prefix + 1;
             while first < tile {
                 let t = first + lane;
                 let value = if t < tile {
-                    from_word(load_relaxed(status.aggregates.add(t as usize)))
+                    status.read(t, FLAG_AGGREGATE).unwrap_or(op.identity())
                 } else {
                     op.identity()
                 };
-                if Op::EXACTLY_ASSOCIATIVE {
-                    acc = op.combine(acc, warp.reduce(value, op));
-                } else {
-                    let count = (tile - first).min(32);
-                    for k in 0..count {
-                        acc = op.combine(acc, warp.shfl(value, k));
+                // All shuffles first (independent), then the dependent left fold.
+                let window: [T; 32] = core::array::from_fn(|k| warp.shfl(value, k as u32));
+                let count = tile - first;
+                #[allow(clippy::needless_range_loop)]
+                // an index loop unrolls; the fold stays in registers
+                for k in 0..32 {
+                    if (k as u32) < count {
+                        acc = op.combine(acc, window[k]);
                     }
                 }
                 first += 32;
@@ -319,8 +375,9 @@ mod gpu {
     ///
     /// # Safety
     /// Launched with [`SCAN_THREADS`] threads per block and one block per tile of
-    /// `SCAN_THREADS * ITEMS` items; `input` and `output` hold `len` items; the status arrays
-    /// have one entry per tile and hold no flag of `status.epoch` from an earlier run;
+    /// `SCAN_THREADS * ITEMS` items; `input` and `output` hold `len` items; the status array
+    /// has `2 * status_words::<T>()` words per tile and no flag of `status.epoch` from an
+    /// earlier run;
     /// `scratch` is shared memory for 32 `T`s and `prefix` for one.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
@@ -346,7 +403,11 @@ mod gpu {
             if vectorized {
                 let src = input.add(start) as *const Vector<T, VEC>;
                 for v in 0..ITEMS / VEC {
-                    items[v * VEC..][..VEC].copy_from_slice(&(*src.add(v)).0);
+                    // Destructured: one 16-byte load (a slice copy would lose the alignment).
+                    let Vector(x) = *src.add(v);
+                    for e in 0..VEC {
+                        items[v * VEC + e] = x[e];
+                    }
                 }
             } else {
                 for (k, item) in items.iter_mut().enumerate() {
@@ -363,16 +424,16 @@ mod gpu {
             let mut run = thread_prefix;
             if tile == 0 {
                 if tid == 0 {
-                    status.publish(0, FLAG_PREFIX, to_word(tile_total));
+                    status.publish(0, FLAG_PREFIX, tile_total);
                 }
             } else {
                 if tid < 32 {
                     if tid == 0 {
-                        status.publish(tile, FLAG_AGGREGATE, to_word(tile_total));
+                        status.publish(tile, FLAG_AGGREGATE, tile_total);
                     }
                     let before = look_back(tile, status, op);
                     if tid == 0 {
-                        status.publish(tile, FLAG_PREFIX, to_word(op.combine(before, tile_total)));
+                        status.publish(tile, FLAG_PREFIX, op.combine(before, tile_total));
                         *prefix = before;
                     }
                 }

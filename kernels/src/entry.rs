@@ -1,7 +1,7 @@
 //! The kernels `warpkit-host` launches: device reduce and scan, row-wise (batched) reduce and
 //! scan, bandwidth probes, the GPU conformance kernels and the instruction shims.
 
-use crate::device::{self, TileStatus, tuning};
+use crate::device::{self, TileStatus, Vector, tuning};
 use crate::lane::{self, LaneMask};
 use crate::ops::{ArgMax, ArgMin, Indexed, Max, Min, Sum};
 use crate::redux::*;
@@ -66,11 +66,9 @@ macro_rules! one_kernel {
     (scan: $ty:ident, $vec:literal, $op:ident, $name:ident) => {
         const _: () = {
             #[unsafe(export_name = concat!("warpkit_scan_", stringify!($name), "_", stringify!($ty)))]
-            #[allow(clippy::too_many_arguments)]
-            unsafe extern "ptx-kernel" fn k(input: *const $ty, output: *mut $ty, len: u64, flags: *mut u32,
-                aggregates: *mut u64, prefixes: *mut u64, epoch: u32, exclusive: u32) {
+            unsafe extern "ptx-kernel" fn k(input: *const $ty, output: *mut $ty, len: u64, words: *mut u64, epoch: u32, exclusive: u32) {
                 let (s, p) = scratch();
-                let status = TileStatus { flags, aggregates, prefixes, epoch };
+                let status = TileStatus { words, epoch };
                 const ITEMS: usize = tuning::scan_items(core::mem::size_of::<$ty>());
                 // SAFETY: the host launches one block per tile and sizes the status arrays.
                 unsafe { device::scan::<$ty, $op, ITEMS, $vec>(input, output, len as usize, status, exclusive != 0, $op, s, p) }
@@ -98,30 +96,59 @@ library_kernels! {
 }
 
 kernel! {
-    /// Device-to-device copy with 16-byte accesses: the copy-bandwidth probe.
-    pub unsafe fn warpkit_bandwidth_copy(src: *const [u32; 4], dst: *mut [u32; 4], vectors: u64) {
+    /// Device-to-device copy with 16-byte accesses, four in flight per thread: the
+    /// copy-bandwidth probe.
+    pub unsafe fn warpkit_bandwidth_copy(src: *const Vector<u32, 4>, dst: *mut Vector<u32, 4>, vectors: u64) {
+        let stride = thread::grid_threads();
+        let n = vectors as usize;
         let mut i = thread::global_index();
-        while i < vectors as usize {
-            // SAFETY: i < vectors, the buffers' length.
-            unsafe { *dst.add(i) = *src.add(i) };
-            i += thread::grid_threads();
+        // SAFETY: every index is below `vectors`, the buffers' length.
+        unsafe {
+            while i + 3 * stride < n {
+                // Scalars, not struct copies: a struct copy is a memcpy that must wait in local
+                // memory, as dst may alias the source words still to be read.
+                let Vector(a) = *src.add(i);
+                let Vector(b) = *src.add(i + stride);
+                let Vector(c) = *src.add(i + 2 * stride);
+                let Vector(d) = *src.add(i + 3 * stride);
+                *dst.add(i) = Vector([a[0], a[1], a[2], a[3]]);
+                *dst.add(i + stride) = Vector([b[0], b[1], b[2], b[3]]);
+                *dst.add(i + 2 * stride) = Vector([c[0], c[1], c[2], c[3]]);
+                *dst.add(i + 3 * stride) = Vector([d[0], d[1], d[2], d[3]]);
+                i += 4 * stride;
+            }
+            while i < n {
+                *dst.add(i) = *src.add(i);
+                i += stride;
+            }
         }
     }
 
-    /// Reads every 16 bytes once and writes only if an impossible value turns up: the
-    /// read-bandwidth probe.
-    pub unsafe fn warpkit_bandwidth_read(src: *const [u32; 4], vectors: u64, sink: *mut u32) {
+    /// Reads every 16 bytes once, four loads in flight per thread, and writes only if an
+    /// impossible value turns up: the read-bandwidth probe.
+    pub unsafe fn warpkit_bandwidth_read(src: *const Vector<u32, 4>, vectors: u64, sink: *mut u32) {
+        let stride = thread::grid_threads();
+        let n = vectors as usize;
         let mut i = thread::global_index();
         let mut acc = 0u32;
-        while i < vectors as usize {
-            // SAFETY: i < vectors, the buffer's length.
-            let v = unsafe { *src.add(i) };
-            acc ^= v[0] ^ v[1] ^ v[2] ^ v[3];
-            i += thread::grid_threads();
-        }
-        if acc == 0x9e37_79b9 && thread::thread_idx_x() == 1023 {
-            // SAFETY: sink points to one u32.
-            unsafe { *sink = acc };
+        let fold = |v: Vector<u32, 4>| v.0[0] ^ v.0[1] ^ v.0[2] ^ v.0[3];
+        // SAFETY: every index is below `vectors`, the buffer's length.
+        unsafe {
+            while i + 3 * stride < n {
+                let a = *src.add(i);
+                let b = *src.add(i + stride);
+                let c = *src.add(i + 2 * stride);
+                let d = *src.add(i + 3 * stride);
+                acc ^= fold(a) ^ fold(b) ^ fold(c) ^ fold(d);
+                i += 4 * stride;
+            }
+            while i < n {
+                acc ^= fold(*src.add(i));
+                i += stride;
+            }
+            if acc == 0x9e37_79b9 && thread::thread_idx_x() == 1023 {
+                *sink = acc;
+            }
         }
     }
 }

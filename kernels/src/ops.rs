@@ -6,7 +6,6 @@
 
 #[cfg(target_arch = "nvptx64")]
 use crate::lane::LaneMask;
-use crate::redux::FloatRedux;
 
 /// An associative operator with an identity.
 pub trait ReduceOp<T>: Copy {
@@ -14,9 +13,10 @@ pub trait ReduceOp<T>: Copy {
     fn identity(self) -> T;
     /// `a ⊕ b`; `a` comes from lower indices than `b`.
     fn combine(self, a: T, b: T) -> T;
-    /// Whether `(a ⊕ b) ⊕ c` equals `a ⊕ (b ⊕ c)` bit for bit (not for float sums): such
-    /// operators may be combined in any tree shape without changing the result.
-    const EXACTLY_ASSOCIATIVE: bool = true;
+    /// Whether every order and grouping of the operands gives the same bits (associative and
+    /// commutative exactly: integer sums, min, max, bitwise operations; not float sums). Such
+    /// operators may be combined in any tree shape; others only in index order, left to right.
+    const ORDER_INDEPENDENT: bool = false;
     /// A one-instruction reduction over `mask` where the target has one (`redux.sync`);
     /// `None` makes the caller use shuffles.
     #[cfg(target_arch = "nvptx64")]
@@ -62,7 +62,6 @@ impl<T: Copy, F: Fn(T, T) -> T + Copy> ReduceOp<T> for FnOp<T, F> {
     fn combine(self, a: T, b: T) -> T {
         (self.combine)(a, b)
     }
-    const EXACTLY_ASSOCIATIVE: bool = false;
 }
 
 /// Emits `redux` for the types and targets that have the instruction.
@@ -84,31 +83,37 @@ macro_rules! int_ops {
         impl ReduceOp<$t> for Sum {
             #[inline(always)] fn identity(self) -> $t { 0 }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a.wrapping_add(b) }
+            const ORDER_INDEPENDENT: bool = true;
             redux_hook!($t, $add);
         }
         impl ReduceOp<$t> for Min {
             #[inline(always)] fn identity(self) -> $t { $t::MAX }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { if b < a { b } else { a } }
+            const ORDER_INDEPENDENT: bool = true;
             redux_hook!($t, $min);
         }
         impl ReduceOp<$t> for Max {
             #[inline(always)] fn identity(self) -> $t { $t::MIN }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { if b > a { b } else { a } }
+            const ORDER_INDEPENDENT: bool = true;
             redux_hook!($t, $max);
         }
         impl ReduceOp<$t> for BitAnd {
             #[inline(always)] fn identity(self) -> $t { !0 }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a & b }
+            const ORDER_INDEPENDENT: bool = true;
             redux_hook!($t, redux_sync_and_b32);
         }
         impl ReduceOp<$t> for BitOr {
             #[inline(always)] fn identity(self) -> $t { 0 }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a | b }
+            const ORDER_INDEPENDENT: bool = true;
             redux_hook!($t, redux_sync_or_b32);
         }
         impl ReduceOp<$t> for BitXor {
             #[inline(always)] fn identity(self) -> $t { 0 }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a ^ b }
+            const ORDER_INDEPENDENT: bool = true;
             redux_hook!($t, redux_sync_xor_b32);
         }
     )*};
@@ -126,15 +131,16 @@ macro_rules! float_ops {
         impl ReduceOp<$t> for Sum {
             #[inline(always)] fn identity(self) -> $t { 0.0 }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a + b }
-            const EXACTLY_ASSOCIATIVE: bool = false;
         }
         impl ReduceOp<$t> for Min {
             #[inline(always)] fn identity(self) -> $t { $t::INFINITY }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { float_minmax(a, b, false) }
+            const ORDER_INDEPENDENT: bool = true;
         }
         impl ReduceOp<$t> for Max {
             #[inline(always)] fn identity(self) -> $t { $t::NEG_INFINITY }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { float_minmax(a, b, true) }
+            const ORDER_INDEPENDENT: bool = true;
         }
     )*};
 }
@@ -143,58 +149,44 @@ float_ops! { f32; f64; }
 
 /// A float type `Min`/`Max` can order.
 pub trait Float: Copy + PartialOrd {
+    /// `0x7fff_ffff` / `0x7fff_ffff_ffff_ffff`, the NaN `min`/`max` return when both inputs are NaN.
+    const CANONICAL_NAN: Self;
     fn is_nan(self) -> bool;
+    /// IEEE minNum / maxNum: a NaN operand is ignored (`min.f32`/`max.f32` on the GPU).
+    fn min_max_num(self, other: Self, max: bool) -> Self;
+    /// For equal operands (only ±0 differ in bits): max keeps +0.0, min keeps -0.0.
     fn sign_merge(a: Self, b: Self, keep_positive: bool) -> Self;
 }
 
-impl Float for f32 {
-    #[inline(always)]
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
-    #[inline(always)]
-    fn sign_merge(a: f32, b: f32, keep_positive: bool) -> f32 {
-        FloatRedux {
-            max: keep_positive,
-            abs: false,
-            nan: false,
-        }
-        .combine(a, b)
-    }
-}
-
-impl Float for f64 {
-    #[inline(always)]
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
-    #[inline(always)]
-    fn sign_merge(a: f64, b: f64, keep_positive: bool) -> f64 {
-        let bits = if keep_positive {
-            a.to_bits() & b.to_bits()
-        } else {
-            a.to_bits() | b.to_bits()
-        };
-        f64::from_bits(bits)
-    }
-}
-
-/// The smaller (or larger) of two floats; NaN skipped; `-0.0 < +0.0`.
-#[inline(always)]
-fn float_minmax<T: Float>(a: T, b: T, max: bool) -> T {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => T::sign_merge(a, b, max),
-        (true, false) => b,
-        (false, true) => a,
-        _ if a == b => T::sign_merge(a, b, max),
-        _ => {
-            if (a < b) != max {
-                a
-            } else {
-                b
+macro_rules! float_impl {
+    ($($t:ty, $nan:expr;)*) => {$(
+        impl Float for $t {
+            const CANONICAL_NAN: $t = <$t>::from_bits($nan);
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn min_max_num(self, other: $t, max: bool) -> $t {
+                if max { self.max(other) } else { self.min(other) }
+            }
+            #[inline(always)]
+            fn sign_merge(a: $t, b: $t, keep_positive: bool) -> $t {
+                <$t>::from_bits(if keep_positive { a.to_bits() & b.to_bits() } else { a.to_bits() | b.to_bits() })
             }
         }
-    }
+    )*};
+}
+
+float_impl! { f32, 0x7fff_ffff; f64, 0x7fff_ffff_ffff_ffff; }
+
+/// The smaller (or larger) of two floats: NaN skipped (both NaN: the canonical NaN),
+/// `-0.0 < +0.0`. Branch-free: `min`/`max`, then two selects.
+#[inline(always)]
+fn float_minmax<T: Float>(a: T, b: T, max: bool) -> T {
+    let m = a.min_max_num(b, max);
+    let m = if a == b { T::sign_merge(a, b, max) } else { m };
+    if m.is_nan() { T::CANONICAL_NAN } else { m }
 }
 
 /// A value with the index it came from: the element type of arg-min/arg-max reductions.

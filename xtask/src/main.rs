@@ -109,7 +109,8 @@ fn test() -> Result<(), String> {
         ],
         &env,
     )?;
-    cargo(&["test", "--workspace"], &env)
+    // --show-output: the GPU tests say why they skipped on a machine without a GPU.
+    cargo(&["test", "--workspace", "--", "--show-output"], &env)
 }
 
 fn ptx(arch: &[String]) -> Result<(), String> {
