@@ -207,6 +207,15 @@ fn bench(quick: bool) -> Result<(), String> {
     cargo(&args, &env)
 }
 
+/// What `scripts/device-run.sh` runs on the GPU machine.
+const DEVICE_EXECUTABLES: [&str; 5] = [
+    "test-conformance",
+    "test-algorithms",
+    "bench-throughput",
+    "bin-warpkit",
+    "bin-user-app",
+];
+
 /// Builds every test and bench executable and copies them into `.device/bin`.
 fn gpu_pack() -> Result<(), String> {
     let env = setup()?;
@@ -246,6 +255,16 @@ fn gpu_pack() -> Result<(), String> {
             ],
             "bin",
         ),
+        (
+            vec![
+                "build",
+                "--release",
+                "-p",
+                "user-app",
+                "--message-format=json",
+            ],
+            "bin",
+        ),
     ] {
         let mut cmd = Command::new("cargo");
         cmd.args(&args).current_dir(tools::root());
@@ -272,15 +291,8 @@ fn gpu_pack() -> Result<(), String> {
                 Some((base, hash)) if hash.len() == 16 => format!("{label}-{base}"),
                 _ => format!("{label}-{stem}"),
             };
-            // The device machine needs the GPU tests, the benchmark and the CLI.
-            if ![
-                "test-conformance",
-                "test-algorithms",
-                "bench-throughput",
-                "bin-warpkit",
-            ]
-            .contains(&name.as_str())
-            {
+            // The device machine needs the GPU tests, the benchmark, the CLI and the example.
+            if !DEVICE_EXECUTABLES.contains(&name.as_str()) {
                 continue;
             }
             let dest = dir.join(&name);
