@@ -174,8 +174,9 @@ impl Bench<'_> {
         );
         let grid = self.wk.multiprocessors() * 8;
         let mut samples = Vec::new();
-        for _ in 0..20 {
-            timing::time_iters(self.stream, 1, &mut samples, |_| unsafe {
+        // Timed as the cases are: several launches back to back between two events.
+        for _ in 0..10 {
+            timing::time_iters(self.stream, 5, &mut samples, |_| unsafe {
                 self.wk
                     .launch(
                         self.stream,
@@ -189,8 +190,9 @@ impl Bench<'_> {
         }
         self.copy_bw = 2.0 * (vectors * 16) as f64 / timing::median(&mut samples);
         samples.clear();
-        for _ in 0..20 {
-            timing::time_iters(self.stream, 1, &mut samples, |_| unsafe {
+        // Timed as the cases are: several launches back to back between two events.
+        for _ in 0..10 {
+            timing::time_iters(self.stream, 5, &mut samples, |_| unsafe {
                 self.wk
                     .launch(
                         self.stream,

@@ -54,12 +54,38 @@ pub unsafe fn exclusive_scan<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch:
     let inclusive = warp.inclusive_scan(value, op);
     let exclusive = warp.shfl_up(inclusive, 1);
     let lane = lane_id();
+    // SAFETY: forwarded.
+    let (before_warp, block_total) =
+        unsafe { scan_warp_totals(warp.shfl(inclusive, 31), op, scratch) };
+    let prefix = match (thread::thread_idx_x() < 32, lane == 0) {
+        (true, true) => op.identity(),
+        (true, false) => exclusive,
+        (false, true) => before_warp,
+        (false, false) => op.combine(before_warp, exclusive),
+    };
+    (prefix, block_total)
+}
+
+/// Scans one value per warp (the same in each of its lanes): returns, in every thread, the
+/// combination of the earlier warps' values (the identity in warp 0) and the block's total.
+///
+/// # Safety
+/// See the [module docs](self).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn scan_warp_totals<T: Pod, Op: ReduceOp<T>>(
+    warp_total: T,
+    op: Op,
+    scratch: *mut T,
+) -> (T, T) {
+    let warp = Warp::full();
+    let lane = lane_id();
     let warp_id = thread::thread_idx_x() / 32;
     let warps = thread::block_dim_x() / 32;
     // SAFETY: the caller gives 32 Ts of shared memory and calls from every thread.
     unsafe {
-        if lane == 31 {
-            *scratch.add(warp_id as usize) = inclusive;
+        if lane == 0 {
+            *scratch.add(warp_id as usize) = warp_total;
         }
         thread::sync_threads();
         let total = if lane < warps {
@@ -68,18 +94,14 @@ pub unsafe fn exclusive_scan<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch:
             op.identity()
         };
         thread::sync_threads();
-        let warp_prefix = warp.exclusive_scan(total, op);
-        let block_total = warp.shfl(warp.inclusive_scan(total, op), 31);
-        let before_warp = warp.shfl(warp_prefix, warp_id);
-        let within_warp = if lane == 0 { op.identity() } else { exclusive };
-        let prefix = if warp_id == 0 {
-            within_warp
-        } else if lane == 0 {
-            before_warp
+        let inclusive = warp.inclusive_scan(total, op);
+        let before = warp.shfl_up(inclusive, 1);
+        let before_warp = if warp_id == 0 {
+            op.identity()
         } else {
-            op.combine(before_warp, within_warp)
+            warp.shfl(before, warp_id)
         };
-        (prefix, block_total)
+        (before_warp, warp.shfl(inclusive, warps - 1))
     }
 }
 

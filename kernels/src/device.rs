@@ -23,9 +23,11 @@ pub mod tuning {
     pub const REDUCE_UNROLL: usize = 4;
     /// Threads per block of the device scan.
     pub const SCAN_THREADS: u32 = 256;
-    /// Items per thread of the device scan: 64 bytes of 4- or 8-byte items.
+    /// 16-byte stripes each thread of the device scan handles (64 bytes of items).
+    pub const SCAN_STRIPES: usize = 4;
+    /// Items per thread of the device scan.
     pub const fn scan_items(size_of_item: usize) -> usize {
-        64 / size_of_item
+        SCAN_STRIPES * 16 / size_of_item
     }
     /// Threads per block of the row kernels (one warp per row).
     pub const ROWS_THREADS: u32 = 256;
@@ -304,10 +306,10 @@ mod gpu {
             let closest_prefix = loop {
                 let has = lane < end;
                 let t = end.wrapping_sub(1 + lane);
-                let (mut value, mut is_prefix) = (op.identity(), false);
+                let (mut value, mut is_prefix, mut ready) = (op.identity(), false, !has);
+                let mut delay = 32;
                 loop {
-                    let mut ready = !has;
-                    if has {
+                    if !ready {
                         if let Some(p) = status.read::<T>(t, FLAG_PREFIX) {
                             (value, is_prefix, ready) = (p, true, true);
                         } else if let Some(a) = status.read::<T>(t, FLAG_AGGREGATE) {
@@ -317,7 +319,8 @@ mod gpu {
                     if crate::vote::vote_all(LaneMask::FULL, ready) {
                         break;
                     }
-                    nanosleep(32);
+                    nanosleep(delay);
+                    delay = (delay * 2).min(512);
                 }
                 let prefixes = crate::vote::ballot(LaneMask::FULL, has && is_prefix);
                 let cut = if prefixes == 0 {
@@ -355,14 +358,16 @@ mod gpu {
                 } else {
                     op.identity()
                 };
-                // All shuffles first (independent), then the dependent left fold.
-                let window: [T; 32] = core::array::from_fn(|k| warp.shfl(value, k as u32));
+                // Eight shuffles at a time (independent), then the dependent left fold.
                 let count = tile - first;
-                #[allow(clippy::needless_range_loop)]
-                // an index loop unrolls; the fold stays in registers
-                for k in 0..32 {
-                    if (k as u32) < count {
-                        acc = op.combine(acc, window[k]);
+                for chunk in 0..4u32 {
+                    let gathered: [T; 8] =
+                        core::array::from_fn(|k| warp.shfl(value, chunk * 8 + k as u32));
+                    #[allow(clippy::needless_range_loop)] // an index loop unrolls into registers
+                    for k in 0..8 {
+                        if chunk * 8 + (k as u32) < count {
+                            acc = op.combine(acc, gathered[k]);
+                        }
                     }
                 }
                 first += 32;
@@ -373,15 +378,19 @@ mod gpu {
 
     /// One tile of the single-pass device scan; see the [module docs](super).
     ///
+    /// Each warp scans `32 * STRIPES * VEC` consecutive items as `STRIPES` stripes: in a stripe,
+    /// lane `l` holds items `l * VEC .. (l + 1) * VEC`, so every load and store instruction of
+    /// the warp covers 512 contiguous bytes. The stripes' warp scans are independent; a carry
+    /// chains them.
+    ///
     /// # Safety
     /// Launched with [`SCAN_THREADS`] threads per block and one block per tile of
-    /// `SCAN_THREADS * ITEMS` items; `input` and `output` hold `len` items; the status array
-    /// has `2 * status_words::<T>()` words per tile and no flag of `status.epoch` from an
-    /// earlier run;
-    /// `scratch` is shared memory for 32 `T`s and `prefix` for one.
+    /// `SCAN_THREADS * STRIPES * VEC` items; `input` and `output` hold `len` items; the status
+    /// array has `2 * status_words::<T>()` words per tile and no flag of `status.epoch` from an
+    /// earlier run; `scratch` is shared memory for 32 `T`s and `prefix` for one.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn scan<T: Pod, Op: ReduceOp<T>, const ITEMS: usize, const VEC: usize>(
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)] // index loops unroll into registers
+    pub unsafe fn scan<T: Pod, Op: ReduceOp<T>, const STRIPES: usize, const VEC: usize>(
         input: *const T,
         output: *mut T,
         len: usize,
@@ -391,37 +400,60 @@ mod gpu {
         scratch: *mut T,
         prefix: *mut T,
     ) {
-        const { assert!(VEC * size_of::<T>() == 16 && ITEMS % VEC == 0) };
+        const { assert!(VEC * size_of::<T>() == 16 && STRIPES > 0) };
         let tid = thread::thread_idx_x();
         let tile = thread::block_idx_x();
-        let start = tile as usize * (SCAN_THREADS as usize * ITEMS) + tid as usize * ITEMS;
-        let tile_end = (tile as usize + 1) * SCAN_THREADS as usize * ITEMS;
-        let vectorized = tile_end <= len && (input as usize | output as usize) % 16 == 0;
-        let mut items = [op.identity(); ITEMS];
+        let lane = lane_id() as usize;
+        let tile_items = SCAN_THREADS as usize * STRIPES * VEC;
+        let warp_start = tile as usize * tile_items + (tid / 32) as usize * 32 * STRIPES * VEC;
+        let first = |s: usize| warp_start + s * 32 * VEC + lane * VEC;
+        let vectorized =
+            (tile as usize + 1) * tile_items <= len && (input as usize | output as usize) % 16 == 0;
+        let warp = Warp::full();
+        let mut items = [[op.identity(); VEC]; STRIPES];
         // SAFETY: the caller's conditions; scalar accesses are checked against `len`.
         unsafe {
-            if vectorized {
-                let src = input.add(start) as *const Vector<T, VEC>;
-                for v in 0..ITEMS / VEC {
-                    // Destructured: one 16-byte load (a slice copy would lose the alignment).
-                    let Vector(x) = *src.add(v);
+            for s in 0..STRIPES {
+                if vectorized {
+                    let Vector(x) = *(input.add(first(s)) as *const Vector<T, VEC>);
+                    items[s] = x;
+                } else {
                     for e in 0..VEC {
-                        items[v * VEC + e] = x[e];
+                        if first(s) + e < len {
+                            items[s][e] = *input.add(first(s) + e);
+                        }
                     }
                 }
+            }
+            // Each stripe: the lane's total, then the warp's exclusive scan of those totals.
+            let mut before = [op.identity(); STRIPES];
+            let mut stripe_total = [op.identity(); STRIPES];
+            for s in 0..STRIPES {
+                let mut total = items[s][0];
+                for e in 1..VEC {
+                    total = op.combine(total, items[s][e]);
+                }
+                let inclusive = warp.inclusive_scan(total, op);
+                stripe_total[s] = warp.shfl(inclusive, 31);
+                let shifted = warp.shfl_up(inclusive, 1);
+                before[s] = if lane == 0 { op.identity() } else { shifted };
+            }
+            // carry[s] = total[0] ⊕ … ⊕ total[s-1]: what the warp's earlier stripes add up to.
+            let mut carry = [op.identity(); STRIPES];
+            for s in 1..STRIPES {
+                carry[s] = if s == 1 {
+                    stripe_total[0]
+                } else {
+                    op.combine(carry[s - 1], stripe_total[s - 1])
+                };
+            }
+            let warp_total = if STRIPES == 1 {
+                stripe_total[0]
             } else {
-                for (k, item) in items.iter_mut().enumerate() {
-                    if start + k < len {
-                        *item = *input.add(start + k);
-                    }
-                }
-            }
-            let mut thread_total = items[0];
-            for item in &items[1..] {
-                thread_total = op.combine(thread_total, *item);
-            }
-            let (thread_prefix, tile_total) = block::exclusive_scan(thread_total, op, scratch);
-            let mut run = thread_prefix;
+                op.combine(carry[STRIPES - 1], stripe_total[STRIPES - 1])
+            };
+            let (warp_prefix, tile_total) = block::scan_warp_totals(warp_total, op, scratch);
+            let mut base = warp_prefix;
             if tile == 0 {
                 if tid == 0 {
                     status.publish(0, FLAG_PREFIX, tile_total);
@@ -431,36 +463,35 @@ mod gpu {
                     if tid == 0 {
                         status.publish(tile, FLAG_AGGREGATE, tile_total);
                     }
-                    let before = look_back(tile, status, op);
+                    let before_tile = look_back(tile, status, op);
                     if tid == 0 {
-                        status.publish(tile, FLAG_PREFIX, op.combine(before, tile_total));
-                        *prefix = before;
+                        status.publish(tile, FLAG_PREFIX, op.combine(before_tile, tile_total));
+                        *prefix = before_tile;
                     }
                 }
                 thread::sync_threads();
-                let before = *prefix;
-                run = if tid == 0 {
-                    before
+                let before_tile = *prefix;
+                base = if tid < 32 {
+                    before_tile
                 } else {
-                    op.combine(before, thread_prefix)
+                    op.combine(before_tile, warp_prefix)
                 };
             }
-            for item in items.iter_mut() {
-                let inclusive = op.combine(run, *item);
-                *item = if exclusive { run } else { inclusive };
-                run = inclusive;
-            }
-            if vectorized {
-                let dst = output.add(start) as *mut Vector<T, VEC>;
-                for v in 0..ITEMS / VEC {
-                    let mut out = Vector([op.identity(); VEC]);
-                    out.0.copy_from_slice(&items[v * VEC..][..VEC]);
-                    *dst.add(v) = out;
+            for s in 0..STRIPES {
+                let mut run = op.combine(op.combine(base, carry[s]), before[s]);
+                let mut out = [op.identity(); VEC];
+                for e in 0..VEC {
+                    let inclusive = op.combine(run, items[s][e]);
+                    out[e] = if exclusive { run } else { inclusive };
+                    run = inclusive;
                 }
-            } else {
-                for (k, item) in items.iter().enumerate() {
-                    if start + k < len {
-                        *output.add(start + k) = *item;
+                if vectorized {
+                    *(output.add(first(s)) as *mut Vector<T, VEC>) = Vector(out);
+                } else {
+                    for e in 0..VEC {
+                        if first(s) + e < len {
+                            *output.add(first(s) + e) = out[e];
+                        }
                     }
                 }
             }

@@ -69,9 +69,10 @@ macro_rules! one_kernel {
             unsafe extern "ptx-kernel" fn k(input: *const $ty, output: *mut $ty, len: u64, words: *mut u64, epoch: u32, exclusive: u32) {
                 let (s, p) = scratch();
                 let status = TileStatus { words, epoch };
-                const ITEMS: usize = tuning::scan_items(core::mem::size_of::<$ty>());
                 // SAFETY: the host launches one block per tile and sizes the status arrays.
-                unsafe { device::scan::<$ty, $op, ITEMS, $vec>(input, output, len as usize, status, exclusive != 0, $op, s, p) }
+                unsafe {
+                    device::scan::<$ty, $op, { tuning::SCAN_STRIPES }, $vec>(input, output, len as usize, status, exclusive != 0, $op, s, p)
+                }
             }
         };
     };
