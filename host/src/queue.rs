@@ -48,14 +48,15 @@ struct ReduceStorage {
 }
 
 struct ScanStorage {
-    /// Two slots per tile (aggregate, prefix) of up to two flagged words each.
+    /// The Fenwick tree of tile aggregates: `2 * capacity` slots of up to two words.
     words: DeviceBuffer<u64>,
-    tiles: usize,
+    /// A power of two, at least the number of tiles.
+    capacity: usize,
     epoch: u32,
 }
 
-/// Status words per tile: two slots of at most two words (values of up to 8 bytes).
-const STATUS_WORDS_PER_TILE: usize = 4;
+/// Words per status slot for values of up to 8 bytes.
+const WORDS_PER_SLOT: usize = 2;
 
 /// Bytes of the largest reduced value (an `Indexed<f64, u64>`).
 const MAX_VALUE_BYTES: usize = 16;
@@ -309,16 +310,16 @@ impl<'a> Queue<'a> {
     /// Tile-status storage for `tiles` tiles, with a fresh epoch.
     fn scan_storage(&mut self, tiles: usize) -> Result<&ScanStorage, Error> {
         let fresh = match &self.scan {
-            Some(s) => s.tiles < tiles || s.epoch >= MAX_EPOCH,
+            Some(s) => s.capacity < tiles || s.epoch >= MAX_EPOCH,
             None => true,
         };
         if fresh {
-            // Dropping the old buffers waits for the work that uses them.
+            // Dropping the old buffer waits for the work that uses it.
             self.scan = None;
-            let tiles = tiles.max(1024);
+            let capacity = tiles.next_power_of_two().max(1024);
             self.scan = Some(ScanStorage {
-                words: DeviceBuffer::zeroed(STATUS_WORDS_PER_TILE * tiles).during("allocate")?,
-                tiles,
+                words: DeviceBuffer::zeroed(2 * capacity * WORDS_PER_SLOT).during("allocate")?,
+                capacity,
                 epoch: 0,
             });
         }

@@ -5,12 +5,14 @@
 //!   its partial and takes a ticket; the block that takes the last ticket reduces the partials
 //!   in block order and resets the ticket counter. One launch, and deterministic: the grid
 //!   size depends only on the length and the device, so the combining order is fixed.
-//! - [`scan`]: one pass with decoupled look-back. Each tile publishes its aggregate, then its
-//!   inclusive prefix; a tile finds its prefix from the closest predecessor that has published
-//!   a prefix `P_j`, folding the aggregates after it left to right. Because every `P_k` is
-//!   defined as `P_{k-1} ⊕ A_k`, that fold gives `P_{k-1}` bit for bit whichever `j` it starts
-//!   from, so float scans are deterministic too. Status words carry an epoch in their flag
-//!   half, so the status array needs no clearing launch between runs, and no fences.
+//! - [`scan`]: one pass. Each tile scans its items, publishes its aggregate, and finds its
+//!   prefix from aggregates older tiles published, without a second launch (like CUB's
+//!   decoupled look-back) but from a Fenwick tree: tile `t` also publishes the aggregates of
+//!   the aligned power-of-two blocks of tiles that end at it, and tile `k`'s prefix combines the
+//!   at most 31 blocks of `k`'s binary decomposition, in order. Every aggregate has a fixed tree
+//!   shape, so the result's bits do not depend on timing: float scans are deterministic, and a
+//!   tile never folds a chain of predecessors one by one. Status words carry the run's epoch,
+//!   so they need no clearing launch between runs, and no fences.
 //! - [`rows_reduce`], [`rows_scan`]: one warp per row, rows of one width or given by offsets.
 
 /// Block sizes, items per thread and grid shape, by algorithm.
@@ -35,12 +37,8 @@ pub mod tuning {
     pub const ROWS_SCAN_ITEMS: usize = 4;
     /// Bytes of `.shared` scratch every library kernel gets.
     pub const SCRATCH_BYTES: usize = 1024;
-    /// Tile flags: the low two bits say what a tile has published, the rest the run's epoch.
-    pub const FLAG_AGGREGATE: u32 = 1;
-    /// See [`FLAG_AGGREGATE`].
-    pub const FLAG_PREFIX: u32 = 2;
-    /// Epochs run from 1 to this, then the flags are cleared and it starts again.
-    pub const MAX_EPOCH: u32 = (1 << 30) - 1;
+    /// Epochs run from 1 to this, then the status words are cleared and it starts again.
+    pub const MAX_EPOCH: u32 = u32::MAX - 1;
 }
 
 /// Items that a thread loads with one 16-byte access.
@@ -226,61 +224,83 @@ mod gpu {
         }
     }
 
-    /// The tile status of a scan. Each tile has an aggregate slot and an inclusive-prefix slot
-    /// of `status_words::<T>()` 64-bit words; every word holds 32 bits of the value in its low
-    /// half and the flag `epoch << 2 | kind` in its high half. A word is read and written whole
-    /// (single-copy atomic), and each slot is written once per epoch, so a reader that finds
-    /// this epoch's flag in every word of a slot has the value, with no fence and no acquire
-    /// (which would invalidate the multiprocessor's L1 on every poll).
+    /// The tile status of a scan: a Fenwick tree of tile aggregates.
+    ///
+    /// Tile `t` publishes, for every level `j` from 0 to `trailing_zeros(t + 1)`, the aggregate
+    /// of the aligned block of `2^j` tiles that ends at `t` (level 0 is the tile's own aggregate;
+    /// level `j` combines the two level `j-1` halves, so every aggregate has a fixed tree shape).
+    /// Level `j` holds `capacity >> j` slots from word offset `2 * capacity - (2 * capacity >> j)`.
+    ///
+    /// A slot is `status_words::<T>()` 64-bit words, each with 32 bits of the value in its low
+    /// half and the run's epoch in its high half. A word is read and written whole, and each
+    /// slot is written once per epoch, so a reader that finds this epoch in every word of a slot
+    /// has the value: no fences, no acquire loads (which would invalidate L1 on every poll), and
+    /// no clearing between runs.
     #[derive(Clone, Copy)]
     pub struct TileStatus {
         pub words: *mut u64,
+        /// A power of two at least the number of tiles.
+        pub capacity: u32,
         pub epoch: u32,
     }
 
     impl TileStatus {
         #[inline(always)]
-        fn slot<T>(self, tile: u32, kind: u32) -> *mut u64 {
-            let words = status_words::<T>();
-            let index = (tile as usize * 2 + (kind == FLAG_PREFIX) as usize) * words;
-            // SAFETY: in bounds when `tile` is below the tiles the host sized the array for.
-            unsafe { self.words.add(index) }
+        fn slot<T>(self, level: u32, index: u32) -> *mut u64 {
+            let c = 2 * self.capacity as usize;
+            let base = c - (c >> level);
+            // SAFETY: in bounds for the levels and indices of the tiles the host sized it for.
+            unsafe {
+                self.words
+                    .add((base + index as usize) * status_words::<T>())
+            }
         }
 
         #[inline(always)]
-        fn flag(self, kind: u32) -> u64 {
-            ((self.epoch << 2 | kind) as u64) << 32
+        fn flag(self) -> u64 {
+            (self.epoch as u64) << 32
         }
 
-        /// Publishes `value` as `tile`'s aggregate or prefix.
+        /// Publishes the level-`level` aggregate with block index `index`.
         #[inline(always)]
-        unsafe fn publish<T: Pod>(self, tile: u32, kind: u32, value: T) {
+        unsafe fn publish<T: Pod>(self, level: u32, index: u32, value: T) {
             let bits = to_word(value);
-            let slot = self.slot::<T>(tile, kind);
+            let slot = self.slot::<T>(level, index);
             for w in 0..status_words::<T>() {
                 // SAFETY: the slot lies inside the status array.
                 unsafe {
-                    store_relaxed(
-                        slot.add(w),
-                        self.flag(kind) | (bits >> (32 * w)) & 0xffff_ffff,
-                    )
+                    store_relaxed(slot.add(w), self.flag() | (bits >> (32 * w)) & 0xffff_ffff)
                 };
             }
         }
 
-        /// `tile`'s aggregate or prefix, if published in this epoch.
+        /// The level-`level` aggregate with block index `index`, if published in this epoch.
         #[inline(always)]
-        unsafe fn read<T: Pod>(self, tile: u32, kind: u32) -> Option<T> {
-            let slot = self.slot::<T>(tile, kind);
+        unsafe fn read<T: Pod>(self, level: u32, index: u32) -> Option<T> {
+            let slot = self.slot::<T>(level, index);
             let mut bits = 0u64;
             let mut valid = true;
             for w in 0..status_words::<T>() {
                 // SAFETY: the slot lies inside the status array.
                 let word = unsafe { load_relaxed(slot.add(w)) };
-                valid &= word & !0xffff_ffff == self.flag(kind);
+                valid &= word & !0xffff_ffff == self.flag();
                 bits |= (word & 0xffff_ffff) << (32 * w);
             }
             valid.then(|| from_word(bits))
+        }
+
+        /// Waits (one lane) for a slot to be published.
+        #[inline(always)]
+        unsafe fn wait<T: Pod>(self, level: u32, index: u32) -> T {
+            let mut delay = 32;
+            loop {
+                // SAFETY: forwarded.
+                if let Some(v) = unsafe { self.read(level, index) } {
+                    return v;
+                }
+                nanosleep(delay);
+                delay = (delay * 2).min(512);
+            }
         }
     }
 
@@ -289,91 +309,82 @@ mod gpu {
         size_of::<T>().div_ceil(4)
     }
 
-    /// Warp 0's look-back: the inclusive prefix of all tiles before `tile` (`tile > 0`).
-    ///
-    /// Scans windows of 32 predecessors, newest first, until one has published its prefix.
-    /// Order-independent operators combine each window with a warp reduction on the way.
-    /// Others then fold from that prefix forwards, left to right, so the result is the same
-    /// bits whichever predecessor had published its prefix (see the module docs).
+    /// Lane 0 of warp 0: publishes tile `tile`'s aggregate and every larger aligned block that
+    /// ends at it, each as (left half, published earlier by an older tile) ⊕ (right half).
     #[inline(always)]
-    unsafe fn look_back<T: Pod, Op: ReduceOp<T>>(tile: u32, status: TileStatus, op: Op) -> T {
+    unsafe fn publish_blocks<T: Pod, Op: ReduceOp<T>>(
+        tile: u32,
+        total: T,
+        status: TileStatus,
+        op: Op,
+    ) {
+        // SAFETY: every slot read belongs to an older tile; every slot written is this tile's.
+        unsafe {
+            status.publish(0, tile, total);
+            let mut own = total;
+            for level in 1..=(tile + 1).trailing_zeros() {
+                let left = status.wait::<T>(level - 1, (tile - (1 << (level - 1))) >> (level - 1));
+                own = op.combine(left, own);
+                status.publish(level, tile >> level, own);
+            }
+        }
+    }
+
+    /// Warp 0: the exclusive prefix of tile `tile > 0`, the left-to-right combination of the
+    /// aligned blocks of `tile`'s binary decomposition (at most 31, one per set bit). The
+    /// blocks have fixed tree shapes and are combined in a fixed order, so the bits of the
+    /// result do not depend on which tile finished first: float scans are deterministic.
+    #[inline(always)]
+    unsafe fn tile_prefix<T: Pod, Op: ReduceOp<T>>(tile: u32, status: TileStatus, op: Op) -> T {
         let lane = lane_id();
         let warp = Warp::full();
-        let mut end = tile;
-        let mut newer = op.identity();
-        // SAFETY: every tile read is below `tile`.
-        unsafe {
-            let closest_prefix = loop {
-                let has = lane < end;
-                let t = end.wrapping_sub(1 + lane);
-                let (mut value, mut is_prefix, mut ready) = (op.identity(), false, !has);
-                let mut delay = 32;
-                loop {
-                    if !ready {
-                        if let Some(p) = status.read::<T>(t, FLAG_PREFIX) {
-                            (value, is_prefix, ready) = (p, true, true);
-                        } else if let Some(a) = status.read::<T>(t, FLAG_AGGREGATE) {
-                            (value, ready) = (a, true);
-                        }
-                    }
-                    if crate::vote::vote_all(LaneMask::FULL, ready) {
-                        break;
-                    }
-                    nanosleep(delay);
-                    delay = (delay * 2).min(512);
-                }
-                let prefixes = crate::vote::ballot(LaneMask::FULL, has && is_prefix);
-                let cut = if prefixes == 0 {
-                    32
-                } else {
-                    prefixes.trailing_zeros()
-                };
-                if Op::ORDER_INDEPENDENT {
-                    let part = warp.reduce(
-                        if lane <= cut && has {
-                            value
-                        } else {
-                            op.identity()
-                        },
-                        op,
-                    );
-                    newer = op.combine(part, newer);
-                }
-                if prefixes != 0 {
-                    break end - 1 - cut;
-                }
-                end -= 32;
-            };
-            if Op::ORDER_INDEPENDENT {
-                return newer;
-            }
-            let mut acc: T = status
-                .read(closest_prefix, FLAG_PREFIX)
-                .unwrap_or(op.identity());
-            let mut first = closest_prefix + 1;
-            while first < tile {
-                let t = first + lane;
-                let value = if t < tile {
-                    status.read(t, FLAG_AGGREGATE).unwrap_or(op.identity())
-                } else {
-                    op.identity()
-                };
-                // Eight shuffles at a time (independent), then the dependent left fold.
-                let count = tile - first;
-                for chunk in 0..4u32 {
-                    let gathered: [T; 8] =
-                        core::array::from_fn(|k| warp.shfl(value, chunk * 8 + k as u32));
-                    #[allow(clippy::needless_range_loop)] // an index loop unrolls into registers
-                    for k in 0..8 {
-                        if chunk * 8 + (k as u32) < count {
-                            acc = op.combine(acc, gathered[k]);
-                        }
-                    }
-                }
-                first += 32;
-            }
-            acc
+        let count = tile.count_ones();
+        // Lane i takes the i-th highest set bit: the block [start, start + 2^level).
+        let mut rest = tile;
+        for _ in 0..lane.min(count) {
+            rest &= !(1u32 << (31 - rest.leading_zeros()));
         }
+        let has = lane < count;
+        let level = if has { 31 - rest.leading_zeros() } else { 0 };
+        let start = if has {
+            (tile as u64 & !((2u64 << level) - 1)) as u32
+        } else {
+            0
+        };
+        let (mut value, mut ready) = (op.identity(), !has);
+        let mut delay = 32;
+        // SAFETY: every block read ends below `tile`.
+        unsafe {
+            loop {
+                if !ready && let Some(v) = status.read::<T>(level, start >> level) {
+                    (value, ready) = (v, true);
+                }
+                if crate::vote::vote_all(LaneMask::FULL, ready) {
+                    break;
+                }
+                nanosleep(delay);
+                delay = (delay * 2).min(512);
+            }
+        }
+        if Op::ORDER_INDEPENDENT {
+            return warp.reduce(value, op);
+        }
+        // Eight shuffles at a time (independent), then the dependent left-to-right fold.
+        let mut acc = warp.shfl(value, 0);
+        for chunk in 0..4u32 {
+            if chunk * 8 >= count {
+                break;
+            }
+            let gathered: [T; 8] = core::array::from_fn(|k| warp.shfl(value, chunk * 8 + k as u32));
+            #[allow(clippy::needless_range_loop)] // an index loop unrolls into registers
+            for k in 0..8 {
+                let i = chunk * 8 + k as u32;
+                if i > 0 && i < count {
+                    acc = op.combine(acc, gathered[k]);
+                }
+            }
+        }
+        acc
     }
 
     /// One tile of the single-pass device scan; see the [module docs](super).
@@ -386,8 +397,9 @@ mod gpu {
     /// # Safety
     /// Launched with [`SCAN_THREADS`] threads per block and one block per tile of
     /// `SCAN_THREADS * STRIPES * VEC` items; `input` and `output` hold `len` items; the status
-    /// array has `2 * status_words::<T>()` words per tile and no flag of `status.epoch` from an
-    /// earlier run; `scratch` is shared memory for 32 `T`s and `prefix` for one.
+    /// array has `2 * status.capacity * status_words::<T>()` words, `status.capacity` is a power
+    /// of two at least the number of tiles, and no word carries `status.epoch` from an earlier
+    /// run; `scratch` is shared memory for 32 `T`s and `prefix` for one.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::needless_range_loop)] // index loops unroll into registers
     pub unsafe fn scan<T: Pod, Op: ReduceOp<T>, const STRIPES: usize, const VEC: usize>(
@@ -454,18 +466,13 @@ mod gpu {
             };
             let (warp_prefix, tile_total) = block::scan_warp_totals(warp_total, op, scratch);
             let mut base = warp_prefix;
-            if tile == 0 {
-                if tid == 0 {
-                    status.publish(0, FLAG_PREFIX, tile_total);
-                }
-            } else {
+            if tid == 0 {
+                publish_blocks(tile, tile_total, status, op);
+            }
+            if tile > 0 {
                 if tid < 32 {
+                    let before_tile = tile_prefix(tile, status, op);
                     if tid == 0 {
-                        status.publish(tile, FLAG_AGGREGATE, tile_total);
-                    }
-                    let before_tile = look_back(tile, status, op);
-                    if tid == 0 {
-                        status.publish(tile, FLAG_PREFIX, op.combine(before_tile, tile_total));
                         *prefix = before_tile;
                     }
                 }

@@ -66,9 +66,9 @@ macro_rules! one_kernel {
     (scan: $ty:ident, $vec:literal, $op:ident, $name:ident) => {
         const _: () = {
             #[unsafe(export_name = concat!("warpkit_scan_", stringify!($name), "_", stringify!($ty)))]
-            unsafe extern "ptx-kernel" fn k(input: *const $ty, output: *mut $ty, len: u64, words: *mut u64, epoch: u32, exclusive: u32) {
+            unsafe extern "ptx-kernel" fn k(input: *const $ty, output: *mut $ty, len: u64, words: *mut u64, capacity: u32, epoch: u32, exclusive: u32) {
                 let (s, p) = scratch();
-                let status = TileStatus { words, epoch };
+                let status = TileStatus { words, capacity, epoch };
                 // SAFETY: the host launches one block per tile and sizes the status arrays.
                 unsafe {
                     device::scan::<$ty, $op, { tuning::SCAN_STRIPES }, $vec>(input, output, len as usize, status, exclusive != 0, $op, s, p)
