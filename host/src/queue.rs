@@ -5,7 +5,7 @@ use crate::element::{ArgOp, DeviceOp, Element};
 use crate::error::{Context as _, Error};
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cust::stream::Stream;
-use warpkit::device::tuning::*;
+use warpkit::device::{params, tuning::*};
 use warpkit::ops::Indexed;
 
 /// Which scan: `y[i] = x[0] ⊕ … ⊕ x[i]` or `x[0] ⊕ … ⊕ x[i-1]` (the identity at `i = 0`).
@@ -120,20 +120,16 @@ impl<'a> Queue<'a> {
     ) -> Result<(), Error> {
         let grid = self.reduce_grid(input.len(), std::mem::size_of::<T>());
         let storage = self.reduce_storage()?;
-        let (src, len) = (ptr(input), input.len() as u64);
-        let (partials, counter) = (
-            storage.partials.as_device_ptr().as_raw(),
-            storage.counter.as_device_ptr().as_raw(),
-        );
-        let args = [
-            arg(&src),
-            arg(&len),
-            arg(&partials),
-            arg(&counter),
-            arg(&output),
-        ];
-        // SAFETY: the kernel takes (input, len, partials, counter, output); partials has room
-        // for the largest grid; the counter is zero between launches (the last block resets it).
+        let params = params::Reduce {
+            input: ptr(input),
+            len: input.len() as u64,
+            partials: storage.partials.as_device_ptr().as_raw(),
+            counter: storage.counter.as_device_ptr().as_raw(),
+            output,
+        };
+        let args = [arg(&params)];
+        // SAFETY: the kernel takes `params::Reduce`; partials has room for the largest grid;
+        // the counter is zero between launches (the last block resets it).
         unsafe {
             self.wk
                 .launch(self.stream, name, grid, REDUCE_THREADS, &args)
@@ -287,20 +283,20 @@ impl<'a> Queue<'a> {
             });
         }
         let storage = self.scan_storage(tiles)?;
-        let words = storage.words.as_device_ptr().as_raw();
-        let epoch = storage.epoch;
-        let (len64, exclusive) = (len as u64, (kind == ScanKind::Exclusive) as u32);
-        let args = [
-            arg(&src),
-            arg(&dst),
-            arg(&len64),
-            arg(&words),
-            arg(&epoch),
-            arg(&exclusive),
-        ];
+        let params = params::Scan {
+            input: src,
+            output: dst,
+            len: len as u64,
+            words: storage.words.as_device_ptr().as_raw(),
+            capacity: storage.capacity as u32,
+            epoch: storage.epoch,
+            exclusive: (kind == ScanKind::Exclusive) as u32,
+            padding: 0,
+        };
+        let args = [arg(&params)];
         let name = format!("warpkit_scan_{}_{}", O::NAME, T::NAME);
-        // SAFETY: the kernel takes (input, output, len, status words, epoch, exclusive); one
-        // block per tile; the status array has room for every tile and no flag of this epoch.
+        // SAFETY: the kernel takes `params::Scan`; one block per tile; the status tree has
+        // room for every tile and no word of this epoch.
         unsafe {
             self.wk
                 .launch(self.stream, &name, tiles as u32, SCAN_THREADS, &args)
@@ -462,21 +458,19 @@ impl<'a> Queue<'a> {
         let warps_per_block = (ROWS_THREADS / 32) as usize;
         let max_blocks = self.wk.multiprocessors() as usize * 64;
         let grid = rows.div_ceil(warps_per_block).min(max_blocks) as u32;
-        let (src, width, rows) = (ptr(input), width as u64, rows as u64);
-        let exclusive = (kind == Some(ScanKind::Exclusive)) as u32;
+        let params = params::Rows {
+            input: ptr(input),
+            offsets,
+            width: width as u64,
+            rows: rows as u64,
+            output,
+            exclusive: (kind == Some(ScanKind::Exclusive)) as u32,
+            padding: 0,
+        };
         let name = format!("warpkit_rows_{algo}_{}_{}", O::NAME, T::NAME);
-        let mut args = vec![
-            arg(&src),
-            arg(&offsets),
-            arg(&width),
-            arg(&rows),
-            arg(&output),
-        ];
-        if kind.is_some() {
-            args.push(arg(&exclusive));
-        }
-        // SAFETY: the row kernels take (input, offsets, width, rows, output[, exclusive]);
-        // the callers checked that every row lies inside input and output.
+        let args = [arg(&params)];
+        // SAFETY: the row kernels take `params::Rows`; the callers checked that every row lies
+        // inside input and output.
         unsafe {
             self.wk
                 .launch(self.stream, &name, grid, ROWS_THREADS, &args)

@@ -41,6 +41,62 @@ pub mod tuning {
     pub const MAX_EPOCH: u32 = u32::MAX - 1;
 }
 
+/// The parameters of the library's kernels: one `#[repr(C)]` struct per kernel family, passed
+/// by value as the kernel's only parameter. `warpkit-host` builds the same structs, so kernel
+/// and host cannot disagree on a parameter list. Addresses are device pointers.
+pub mod params {
+    /// `warpkit_reduce_*`: `output[0]` = the reduction of `input[..len]`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Reduce {
+        pub input: u64,
+        pub len: u64,
+        /// One partial per block.
+        pub partials: u64,
+        /// A `u32`, zero between launches (the last block resets it).
+        pub counter: u64,
+        pub output: u64,
+    }
+
+    /// `warpkit_scan_*`: `output[..len]` = the scan of `input[..len]`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Scan {
+        pub input: u64,
+        pub output: u64,
+        pub len: u64,
+        /// The tile-status tree ([`super::TileStatus`]).
+        pub words: u64,
+        pub capacity: u32,
+        pub epoch: u32,
+        /// 1 for an exclusive scan.
+        pub exclusive: u32,
+        pub padding: u32,
+    }
+
+    /// `warpkit_rows_*`: one reduction or scan per row.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Rows {
+        pub input: u64,
+        /// `rows + 1` row offsets, or 0 for rows of `width`.
+        pub offsets: u64,
+        pub width: u64,
+        pub rows: u64,
+        pub output: u64,
+        /// 1 for an exclusive scan.
+        pub exclusive: u32,
+        pub padding: u32,
+    }
+
+    // SAFETY: plain integers, no host pointers.
+    unsafe impl cust_core::DeviceCopy for Reduce {}
+    // SAFETY: as above.
+    unsafe impl cust_core::DeviceCopy for Scan {}
+    // SAFETY: as above.
+    unsafe impl cust_core::DeviceCopy for Rows {}
+}
+
 /// Items that a thread loads with one 16-byte access.
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
@@ -236,7 +292,7 @@ mod gpu {
     /// slot is written once per epoch, so a reader that finds this epoch in every word of a slot
     /// has the value: no fences, no acquire loads (which would invalidate L1 on every poll), and
     /// no clearing between runs.
-    #[derive(Clone, Copy)]
+    #[derive(Clone, Copy, Debug)]
     pub struct TileStatus {
         pub words: *mut u64,
         /// A power of two at least the number of tiles.

@@ -1,7 +1,7 @@
 //! The kernels `warpkit-host` launches: device reduce and scan, row-wise (batched) reduce and
 //! scan, bandwidth probes, the GPU conformance kernels and the instruction shims.
 
-use crate::device::{self, TileStatus, Vector, tuning};
+use crate::device::{self, TileStatus, Vector, params, tuning};
 use crate::lane::{self, LaneMask};
 use crate::ops::{ArgMax, ArgMin, Indexed, Max, Min, Sum};
 use crate::redux::*;
@@ -43,22 +43,26 @@ macro_rules! one_kernel {
     (reduce: $ty:ident, $vec:literal, $op:ident, $name:ident) => {
         const _: () = {
             #[unsafe(export_name = concat!("warpkit_reduce_", stringify!($name), "_", stringify!($ty)))]
-            unsafe extern "ptx-kernel" fn k(input: *const $ty, len: u64, partials: *mut $ty, counter: *mut u32, output: *mut $ty) {
+            unsafe extern "ptx-kernel" fn k(p: params::Reduce) {
                 let (s, f) = scratch::<$ty>();
                 // SAFETY: the host launches with the tuning's block size and sized buffers.
-                unsafe { device::reduce::<$ty, $ty, $op, $vec>(input, len as usize, partials, counter, output, |_, x| x, $op, s, f.cast()) }
+                unsafe {
+                    device::reduce::<$ty, $ty, $op, $vec>(p.input as *const $ty, p.len as usize, p.partials as *mut $ty,
+                        p.counter as *mut u32, p.output as *mut $ty, |_, x| x, $op, s, f.cast())
+                }
             }
         };
     };
     (arg: $ty:ident, $idx:ident, $vec:literal, $op:ident, $name:ident) => {
         const _: () = {
             #[unsafe(export_name = concat!("warpkit_reduce_", stringify!($name), "_", stringify!($ty)))]
-            unsafe extern "ptx-kernel" fn k(input: *const $ty, len: u64, partials: *mut Indexed<$ty, $idx>, counter: *mut u32, output: *mut Indexed<$ty, $idx>) {
-                let (s, f) = scratch::<Indexed<$ty, $idx>>();
+            unsafe extern "ptx-kernel" fn k(p: params::Reduce) {
+                type Pair = Indexed<$ty, $idx>;
+                let (s, f) = scratch::<Pair>();
                 // SAFETY: the host launches with the tuning's block size and sized buffers.
                 unsafe {
-                    device::reduce::<$ty, Indexed<$ty, $idx>, $op, $vec>(input, len as usize, partials, counter, output,
-                        |i, x| Indexed { value: x, index: i as $idx }, $op, s, f.cast())
+                    device::reduce::<$ty, Pair, $op, $vec>(p.input as *const $ty, p.len as usize, p.partials as *mut Pair,
+                        p.counter as *mut u32, p.output as *mut Pair, |i, x| Indexed { value: x, index: i as $idx }, $op, s, f.cast())
                 }
             }
         };
@@ -66,12 +70,13 @@ macro_rules! one_kernel {
     (scan: $ty:ident, $vec:literal, $op:ident, $name:ident) => {
         const _: () = {
             #[unsafe(export_name = concat!("warpkit_scan_", stringify!($name), "_", stringify!($ty)))]
-            unsafe extern "ptx-kernel" fn k(input: *const $ty, output: *mut $ty, len: u64, words: *mut u64, capacity: u32, epoch: u32, exclusive: u32) {
-                let (s, p) = scratch();
-                let status = TileStatus { words, capacity, epoch };
-                // SAFETY: the host launches one block per tile and sizes the status arrays.
+            unsafe extern "ptx-kernel" fn k(p: params::Scan) {
+                let (s, prefix) = scratch();
+                let status = TileStatus { words: p.words as *mut u64, capacity: p.capacity, epoch: p.epoch };
+                // SAFETY: the host launches one block per tile and sizes the status tree.
                 unsafe {
-                    device::scan::<$ty, $op, { tuning::SCAN_STRIPES }, $vec>(input, output, len as usize, status, exclusive != 0, $op, s, p)
+                    device::scan::<$ty, $op, { tuning::SCAN_STRIPES }, $vec>(p.input as *const $ty, p.output as *mut $ty,
+                        p.len as usize, status, p.exclusive != 0, $op, s, prefix)
                 }
             }
         };
@@ -79,14 +84,20 @@ macro_rules! one_kernel {
     (rows: $ty:ident, $op:ident, $name:ident) => {
         const _: () = {
             #[unsafe(export_name = concat!("warpkit_rows_reduce_", stringify!($name), "_", stringify!($ty)))]
-            unsafe extern "ptx-kernel" fn r(input: *const $ty, offsets: *const u64, width: u64, rows: u64, output: *mut $ty) {
+            unsafe extern "ptx-kernel" fn r(p: params::Rows) {
                 // SAFETY: the host checks offsets and sizes.
-                unsafe { device::rows_reduce(input, offsets, width as usize, rows as usize, output, $op) }
+                unsafe {
+                    device::rows_reduce(p.input as *const $ty, p.offsets as *const u64, p.width as usize, p.rows as usize,
+                        p.output as *mut $ty, $op)
+                }
             }
             #[unsafe(export_name = concat!("warpkit_rows_scan_", stringify!($name), "_", stringify!($ty)))]
-            unsafe extern "ptx-kernel" fn s(input: *const $ty, offsets: *const u64, width: u64, rows: u64, output: *mut $ty, exclusive: u32) {
+            unsafe extern "ptx-kernel" fn s(p: params::Rows) {
                 // SAFETY: the host checks offsets and sizes.
-                unsafe { device::rows_scan(input, offsets, width as usize, rows as usize, output, exclusive != 0, $op) }
+                unsafe {
+                    device::rows_scan(p.input as *const $ty, p.offsets as *const u64, p.width as usize, p.rows as usize,
+                        p.output as *mut $ty, p.exclusive != 0, $op)
+                }
             }
         };
     };
