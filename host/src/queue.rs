@@ -48,7 +48,7 @@ struct ReduceStorage {
 }
 
 struct ScanStorage {
-    /// The Fenwick tree of tile aggregates: `2 * capacity` slots of up to two words.
+    /// The tile status: `3 * capacity` slots of up to two words (see `warpkit::device`).
     words: DeviceBuffer<u64>,
     /// A power of two, at least the number of tiles.
     capacity: usize,
@@ -314,7 +314,7 @@ impl<'a> Queue<'a> {
             self.scan = None;
             let capacity = tiles.next_power_of_two().max(1024);
             self.scan = Some(ScanStorage {
-                words: DeviceBuffer::zeroed(2 * capacity * WORDS_PER_SLOT).during("allocate")?,
+                words: DeviceBuffer::zeroed(3 * capacity * WORDS_PER_SLOT).during("allocate")?,
                 capacity,
                 epoch: 0,
             });

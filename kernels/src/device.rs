@@ -6,13 +6,13 @@
 //!   in block order and resets the ticket counter. One launch, and deterministic: the grid
 //!   size depends only on the length and the device, so the combining order is fixed.
 //! - [`scan`]: one pass. Each tile scans its items, publishes its aggregate, and finds its
-//!   prefix from aggregates older tiles published, without a second launch (like CUB's
-//!   decoupled look-back) but from a Fenwick tree: tile `t` also publishes the aggregates of
-//!   the aligned power-of-two blocks of tiles that end at it, and tile `k`'s prefix combines the
-//!   at most 31 blocks of `k`'s binary decomposition, in order. Every aggregate has a fixed tree
-//!   shape, so the result's bits do not depend on timing: float scans are deterministic, and a
-//!   tile never folds a chain of predecessors one by one. Status words carry the run's epoch,
-//!   so they need no clearing launch between runs, and no fences.
+//!   prefix from what older tiles published, with no second launch. Order-independent operators
+//!   (integers, min, max) use CUB's decoupled look-back. Float sums use a Fenwick tree instead:
+//!   tile `t` also publishes the aggregates of the aligned power-of-two blocks of tiles that end
+//!   at it, and tile `k`'s prefix combines the at most 31 blocks of `k`'s binary decomposition,
+//!   in order. Every such aggregate has a fixed tree shape, so the result's bits do not depend
+//!   on which tile finished first: float scans are deterministic. Status words carry the run's
+//!   epoch, so they need no clearing launch between runs, and no fences.
 //! - [`rows_reduce`], [`rows_scan`]: one warp per row, rows of one width or given by offsets.
 
 /// Block sizes, items per thread and grid shape, by algorithm.
@@ -285,7 +285,9 @@ mod gpu {
     /// Tile `t` publishes, for every level `j` from 0 to `trailing_zeros(t + 1)`, the aggregate
     /// of the aligned block of `2^j` tiles that ends at `t` (level 0 is the tile's own aggregate;
     /// level `j` combines the two level `j-1` halves, so every aggregate has a fixed tree shape).
-    /// Level `j` holds `capacity >> j` slots from word offset `2 * capacity - (2 * capacity >> j)`.
+    /// Level `j` holds `capacity >> j` slots from slot `2 * capacity - (2 * capacity >> j)`;
+    /// slots `2 * capacity ..` hold inclusive prefixes for order-independent operators, which
+    /// use CUB's decoupled look-back instead (any grouping gives them the same bits).
     ///
     /// A slot is `status_words::<T>()` 64-bit words, each with 32 bits of the value in its low
     /// half and the run's epoch in its high half. A word is read and written whole, and each
@@ -304,7 +306,11 @@ mod gpu {
         #[inline(always)]
         fn slot<T>(self, level: u32, index: u32) -> *mut u64 {
             let c = 2 * self.capacity as usize;
-            let base = c - (c >> level);
+            let base = if level == INCLUSIVE {
+                c
+            } else {
+                c - (c >> level)
+            };
             // SAFETY: in bounds for the levels and indices of the tiles the host sized it for.
             unsafe {
                 self.words
@@ -356,6 +362,63 @@ mod gpu {
                 }
                 nanosleep(delay);
                 delay = (delay * 2).min(512);
+            }
+        }
+    }
+
+    /// The slots after the tree: each tile's inclusive prefix, for the decoupled look-back of
+    /// order-independent operators (level 0 holds the aggregates both schemes use).
+    const INCLUSIVE: u32 = u32::MAX;
+
+    /// Warp 0, order-independent operators (integers, min, max): CUB's decoupled look-back.
+    /// Windows of 32 predecessors, newest first, each combined with a warp reduction, until one
+    /// has published its inclusive prefix. Any grouping gives the same bits for these operators.
+    #[inline(always)]
+    unsafe fn look_back<T: Pod, Op: ReduceOp<T>>(tile: u32, status: TileStatus, op: Op) -> T {
+        let lane = lane_id();
+        let warp = Warp::full();
+        let mut end = tile;
+        let mut newer = op.identity();
+        // SAFETY: every tile read is below `tile`.
+        unsafe {
+            loop {
+                let has = lane < end;
+                let t = end.wrapping_sub(1 + lane);
+                let (mut value, mut is_prefix, mut ready) = (op.identity(), false, !has);
+                let mut delay = 32;
+                loop {
+                    if !ready {
+                        if let Some(p) = status.read::<T>(INCLUSIVE, t) {
+                            (value, is_prefix, ready) = (p, true, true);
+                        } else if let Some(a) = status.read::<T>(0, t) {
+                            (value, ready) = (a, true);
+                        }
+                    }
+                    if crate::vote::vote_all(LaneMask::FULL, ready) {
+                        break;
+                    }
+                    nanosleep(delay);
+                    delay = (delay * 2).min(512);
+                }
+                let prefixes = crate::vote::ballot(LaneMask::FULL, has && is_prefix);
+                let cut = if prefixes == 0 {
+                    32
+                } else {
+                    prefixes.trailing_zeros()
+                };
+                let part = warp.reduce(
+                    if has && lane <= cut {
+                        value
+                    } else {
+                        op.identity()
+                    },
+                    op,
+                );
+                newer = op.combine(part, newer);
+                if prefixes != 0 {
+                    return newer;
+                }
+                end -= 32;
             }
         }
     }
@@ -453,7 +516,7 @@ mod gpu {
     /// # Safety
     /// Launched with [`SCAN_THREADS`] threads per block and one block per tile of
     /// `SCAN_THREADS * STRIPES * VEC` items; `input` and `output` hold `len` items; the status
-    /// array has `2 * status.capacity * status_words::<T>()` words, `status.capacity` is a power
+    /// array has `3 * status.capacity * status_words::<T>()` words, `status.capacity` is a power
     /// of two at least the number of tiles, and no word carries `status.epoch` from an earlier
     /// run; `scratch` is shared memory for 32 `T`s and `prefix` for one.
     #[inline(always)]
@@ -523,12 +586,23 @@ mod gpu {
             let (warp_prefix, tile_total) = block::scan_warp_totals(warp_total, op, scratch);
             let mut base = warp_prefix;
             if tid == 0 {
-                publish_blocks(tile, tile_total, status, op);
+                if Op::ORDER_INDEPENDENT {
+                    status.publish(if tile == 0 { INCLUSIVE } else { 0 }, tile, tile_total);
+                } else {
+                    publish_blocks(tile, tile_total, status, op);
+                }
             }
             if tile > 0 {
                 if tid < 32 {
-                    let before_tile = tile_prefix(tile, status, op);
+                    let before_tile = if Op::ORDER_INDEPENDENT {
+                        look_back(tile, status, op)
+                    } else {
+                        tile_prefix(tile, status, op)
+                    };
                     if tid == 0 {
+                        if Op::ORDER_INDEPENDENT {
+                            status.publish(INCLUSIVE, tile, op.combine(before_tile, tile_total));
+                        }
                         *prefix = before_tile;
                     }
                 }
