@@ -61,7 +61,7 @@ fn main() {
     let (measure, warm) = if quick {
         (Duration::from_millis(400), Duration::from_millis(150))
     } else {
-        (Duration::from_secs(2), Duration::from_millis(500))
+        (Duration::from_secs(1), Duration::from_millis(300))
     };
     let criterion = Criterion::default()
         .output_directory(&out.join("criterion"))
