@@ -30,7 +30,20 @@ struct Bench<'a> {
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--plot-from") {
+        // Redraw a plot from a saved CSV: `--plot-from results.csv plot.svg` (no GPU needed).
+        let (csv, svg) = (
+            args.get(i + 1).expect("a CSV path"),
+            args.get(i + 2).expect("an SVG path"),
+        );
+        let rows = report::parse_csv(&std::fs::read_to_string(csv).expect("read the CSV"))
+            .expect("parse the CSV");
+        report::plot(&rows, std::path::Path::new(svg)).expect("draw the plot");
+        println!("wrote {svg}");
+        return;
+    }
+    let quick = args.iter().any(|a| a == "--quick");
     let wk = match Warpkit::new() {
         Ok(wk) => wk,
         Err(e) => {

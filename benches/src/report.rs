@@ -81,8 +81,12 @@ pub fn csv(rows: &[Row]) -> String {
 
 /// GB/s against log2(n), one panel per operation: ours (solid), CUB (dashed), the limit (grey).
 pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
-    let mut algos: Vec<&str> = rows.iter().map(|r| r.algo.as_str()).collect();
-    algos.dedup();
+    let mut algos: Vec<&str> = Vec::new();
+    for r in rows {
+        if !algos.contains(&r.algo.as_str()) {
+            algos.push(&r.algo);
+        }
+    }
     let root =
         SVGBackend::new(path, (1400, 420 * algos.len().div_ceil(2) as u32)).into_drawing_area();
     root.fill(&WHITE)?;
@@ -155,4 +159,69 @@ pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>>
     }
     root.present()?;
     Ok(())
+}
+
+/// Reads rows back from [`csv`]'s output (for redrawing a plot without a GPU).
+pub fn parse_csv(text: &str) -> Result<Vec<Row>, String> {
+    const TYPES: [&str; 6] = ["u32", "i32", "f32", "u64", "i64", "f64"];
+    const LIMITS: [&str; 2] = ["read", "copy"];
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let num = |i: usize| {
+                f.get(i)
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .ok_or(format!("bad field {i} in `{line}`"))
+            };
+            let ty = TYPES
+                .into_iter()
+                .find(|t| f.get(1) == Some(t))
+                .ok_or(format!("bad type in `{line}`"))?;
+            let limit_name = LIMITS
+                .into_iter()
+                .find(|t| f.get(6) == Some(t))
+                .ok_or(format!("bad limit in `{line}`"))?;
+            let (seconds, bytes_per_second) = (num(3)?, num(5)?);
+            Ok(Row {
+                algo: f[0].to_owned(),
+                ty,
+                n: num(2)? as usize,
+                bytes: seconds * bytes_per_second,
+                ours: seconds,
+                cub: f.get(8).and_then(|v| v.parse().ok()),
+                limit: num(7)?,
+                limit_name,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_round_trips() {
+        let rows = vec![Row {
+            algo: "reduce_sum".into(),
+            ty: "f32",
+            n: 1 << 20,
+            bytes: 4.0 * (1 << 20) as f64,
+            ours: 5e-6,
+            cub: Some(6e-6),
+            limit: 4.4e12,
+            limit_name: "read",
+        }];
+        let back = parse_csv(&csv(&rows)).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(
+            (back[0].algo.as_str(), back[0].ty, back[0].n),
+            ("reduce_sum", "f32", 1 << 20)
+        );
+        assert!((back[0].bytes - rows[0].bytes).abs() < 1.0);
+        assert_eq!(back[0].cub, Some(6e-6));
+        assert!(markdown(&back, "h").contains("| reduce_sum | f32 | 2^20 |"));
+    }
 }
