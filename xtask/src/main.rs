@@ -219,6 +219,14 @@ const DEVICE_EXECUTABLES: [&str; 5] = [
 /// Builds every test and bench executable and copies them into `.device/bin`.
 fn gpu_pack() -> Result<(), String> {
     let env = setup()?;
+    // The PTX, for scripts/sass-compare.sh.
+    PtxBuilder::new(tools::root().join("kernels"))
+        .feature("kernels")
+        .targets(Target::DEFAULT)
+        .target_dir(tools::root().join("target/warpkit-ptx"))
+        .out_dir(tools::root().join(".device/ptx"))
+        .build()
+        .map_err(|e| e.to_string())?;
     let dir = tools::root().join(".device/bin");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
