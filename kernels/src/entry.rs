@@ -325,14 +325,16 @@ tile_test! {
     warpkit_test_tile_8: 8; warpkit_test_tile_16: 16; warpkit_test_tile_32: 32;
 }
 
-/// One shim per wrapper: loads its operands from `io`, calls the wrapper once, stores the
-/// result. `crate::instr::SHIMS` lists the instruction each must contain.
+/// One shim per wrapper: loads its operands from the thread's 4 words of `io`, calls the
+/// wrapper once, stores the result. `crate::instr::SHIMS` lists the instruction each must contain.
 macro_rules! shims {
     ($($name:ident(|$a:ident, $b:ident, $c:ident| $e:expr);)*) => {$(
         kernel! {
             pub unsafe fn $name(io: *mut u32) {
-                // SAFETY: io points to 4 words.
+                // SAFETY: io holds 4 words per thread. Per-lane data: a warp-uniform value
+                // would let ptxas prove a shuffle is the identity and drop it.
                 unsafe {
+                    let io = io.add(4 * thread::thread_idx_x() as usize);
                     let ($a, $b, $c) = (*io, *io.add(1), *io.add(2));
                     let r: u32 = $e;
                     *io.add(3) = r;

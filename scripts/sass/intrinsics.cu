@@ -3,7 +3,7 @@
 // instruction (scripts/sass-compare.sh). Named `cuda_<shim>`.
 #define M 0xffffffffu
 #define SHIM(name, expr) \
-  extern "C" __global__ void cuda_##name(unsigned* io) { unsigned a = io[0], b = io[1], c = io[2]; (void)a; (void)b; (void)c; io[3] = (expr); }
+  extern "C" __global__ void cuda_##name(unsigned* io) { io += 4 * threadIdx.x; unsigned a = io[0], b = io[1], c = io[2]; (void)a; (void)b; (void)c; io[3] = (expr); }
 
 SHIM(shfl_up, __shfl_up_sync(M, a, b))
 SHIM(shfl_down, __shfl_down_sync(M, a, b))
@@ -20,10 +20,10 @@ SHIM(vote_not_all, (unsigned)__any_sync(M, a == 0))
 SHIM(ballot, __ballot_sync(M, a != 0))
 SHIM(match_any_b32, __match_any_sync(M, a))
 SHIM(match_any_b64, __match_any_sync(M, (unsigned long long)a << 32 | b))
-extern "C" __global__ void cuda_match_all_b32(unsigned* io) { int p; unsigned m = __match_all_sync(M, io[0], &p); io[3] = m ^ (unsigned)p; }
-extern "C" __global__ void cuda_match_all_b64(unsigned* io) { int p; unsigned m = __match_all_sync(M, (long long)io[0] << 32 | (long long)io[1], &p); io[3] = m ^ (unsigned)p; }
+extern "C" __global__ void cuda_match_all_b32(unsigned* io) { io += 4 * threadIdx.x; int p; unsigned m = __match_all_sync(M, io[0], &p); io[3] = m ^ (unsigned)p; }
+extern "C" __global__ void cuda_match_all_b64(unsigned* io) { io += 4 * threadIdx.x; int p; unsigned m = __match_all_sync(M, (long long)io[0] << 32 | (long long)io[1], &p); io[3] = m ^ (unsigned)p; }
 SHIM(activemask, __activemask())
-extern "C" __global__ void cuda_warp_sync(unsigned* io) { unsigned a = io[0]; __syncwarp(M); io[3] = a; }
+extern "C" __global__ void cuda_warp_sync(unsigned* io) { io += 4 * threadIdx.x; unsigned a = io[0]; __syncwarp(M); io[3] = a; }
 SHIM(redux_add_u32, __reduce_add_sync(M, a))
 SHIM(redux_min_u32, __reduce_min_sync(M, a))
 SHIM(redux_max_u32, __reduce_max_sync(M, a))
