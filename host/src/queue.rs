@@ -71,6 +71,28 @@ fn overlap<T: DeviceCopy>(a: &DeviceSlice<T>, b: &DeviceSlice<T>) -> bool {
     a0 < b0 + b.len() as u64 * size && b0 < a0 + a.len() as u64 * size
 }
 
+/// Refuses an output whose length differs from the input's, or that overlaps the input other
+/// than exactly (`in_place`: the same range is allowed).
+fn check_output<T: DeviceCopy>(
+    op: &'static str,
+    input: &DeviceSlice<T>,
+    output: &DeviceSlice<T>,
+    in_place: bool,
+) -> Result<(), Error> {
+    if input.len() != output.len() {
+        return Err(Error::LengthMismatch {
+            op,
+            input: input.len(),
+            output: output.len(),
+        });
+    }
+    let same = ptr(input) == ptr(output);
+    if overlap(input, output) && !(in_place && same) {
+        return Err(Error::Overlap { op });
+    }
+    Ok(())
+}
+
 impl<'a> Queue<'a> {
     /// A queue on `stream`; allocates nothing until an operation needs it.
     pub fn new(wk: &'a Warpkit, stream: &'a Stream) -> Queue<'a> {
@@ -240,16 +262,7 @@ impl<'a> Queue<'a> {
         _op: O,
         kind: ScanKind,
     ) -> Result<(), Error> {
-        if input.len() != output.len() {
-            return Err(Error::LengthMismatch {
-                op: "scan",
-                input: input.len(),
-                output: output.len(),
-            });
-        }
-        if overlap(input, output) && ptr(input) != ptr(output) {
-            return Err(Error::Overlap { op: "scan" });
-        }
+        check_output("scan", input, output, true)?;
         self.scan_raw::<T, O>(ptr(input), ptr(output), input.len(), kind)
     }
 
@@ -353,16 +366,7 @@ impl<'a> Queue<'a> {
         _op: O,
         kind: ScanKind,
     ) -> Result<(), Error> {
-        if input.len() != output.len() {
-            return Err(Error::LengthMismatch {
-                op: "rows_scan",
-                input: input.len(),
-                output: output.len(),
-            });
-        }
-        if overlap(input, output) {
-            return Err(Error::Overlap { op: "rows_scan" });
-        }
+        check_output("rows_scan", input, output, false)?;
         let rows = input.len().checked_div(width).unwrap_or(0);
         if rows * width != input.len() {
             return Err(Error::LengthMismatch {
@@ -404,18 +408,7 @@ impl<'a> Queue<'a> {
         _op: O,
         kind: ScanKind,
     ) -> Result<(), Error> {
-        if input.len() != output.len() {
-            return Err(Error::LengthMismatch {
-                op: "segments_scan",
-                input: input.len(),
-                output: output.len(),
-            });
-        }
-        if overlap(input, output) {
-            return Err(Error::Overlap {
-                op: "segments_scan",
-            });
-        }
+        check_output("segments_scan", input, output, false)?;
         let rows = check_offsets("segments_scan", offsets, input.len())?;
         let offsets = self.upload_offsets(offsets)?;
         self.rows::<T, O>("scan", input, offsets, 0, rows, ptr(output), Some(kind))

@@ -247,8 +247,14 @@ impl<const W: u32> Tile<W> {
         flags: Flags,
         op: Op,
     ) -> T {
+        self.scan_from_heads(value, self.heads(flag, flags), op)
+    }
+
+    /// The inclusive scan restarting at each rank set in `heads`.
+    #[inline(always)]
+    fn scan_from_heads<T: Pod, Op: ReduceOp<T>>(self, value: T, heads: u32, op: Op) -> T {
         let rank = self.rank();
-        let at_or_below = (((1u64 << (rank + 1)) - 1) as u32) & self.heads(flag, flags);
+        let at_or_below = (((1u64 << (rank + 1)) - 1) as u32) & heads;
         let start = 31 - at_or_below.leading_zeros();
         let mut acc = value;
         let mut offset = 1;
@@ -279,7 +285,7 @@ impl<const W: u32> Tile<W> {
         } else {
             above.trailing_zeros() - 1
         };
-        let scanned = self.segmented_inclusive_scan(value, flag, flags, op);
+        let scanned = self.scan_from_heads(value, heads, op);
         self.shfl(scanned, end)
     }
 }
