@@ -181,15 +181,20 @@ fn print_ptxas_table(report: &str) {
     }
 }
 
+/// Whether an NVIDIA GPU is there: `nvidia-smi -L` lists one (device files alone can exist
+/// in containers without a GPU).
 fn gpu_present() -> bool {
-    Path::new("/dev/nvidia0").exists() || Path::new("/dev/nvidiactl").exists()
+    Command::new("nvidia-smi")
+        .arg("-L")
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("GPU"))
 }
 
 fn bench(quick: bool) -> Result<(), String> {
     if !gpu_present() {
-        return Err("no NVIDIA GPU on this machine (/dev/nvidia0 is missing): `cargo xtask bench` measures \
+        return Err("no NVIDIA GPU on this machine (`nvidia-smi -L` lists none): `cargo xtask bench` measures \
                     GPU throughput. Run it on a GPU machine, or build it with `cargo xtask gpu-pack` and run \
-                    `bash scripts/device-run.sh bench` there (README: Benchmarks)."
+                    `bash scripts/device-run.sh bench` there (README: "On a GPU machine without cargo")."
             .into());
     }
     let env = setup()?;
