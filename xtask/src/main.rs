@@ -194,7 +194,7 @@ fn bench(quick: bool) -> Result<(), String> {
     if !gpu_present() {
         return Err("no NVIDIA GPU on this machine (`nvidia-smi -L` lists none): `cargo xtask bench` measures \
                     GPU throughput. Run it on a GPU machine, or build it with `cargo xtask gpu-pack` and run \
-                    `bash scripts/device-run.sh bench` there (README: "On a GPU machine without cargo")."
+                    `bash scripts/device-run.sh bench` there (README: 'On a GPU machine without cargo')."
             .into());
     }
     let env = setup()?;
