@@ -10,7 +10,8 @@
 //!    segmented scans and broadcast over a warp or a power-of-two sub-warp tile, for any
 //!    [`ops::ReduceOp`] and any [`bytemuck::Pod`] value.
 //! 3. **Block and device algorithms** ([`block`], [`device`]): block-wide reduce and scan, and
-//!    the single-pass device reduce and scan (decoupled look-back) that `warpkit-host` launches.
+//!    the single-pass device reduce and scan that `warpkit-host` launches (decoupled look-back
+//!    for integers, min and max; a Fenwick-tree look-back that keeps float sums deterministic).
 //!
 //! The CPU reference [`model`] (host only) implements each instruction over the 32 lanes of a
 //! warp, following the PTX ISA's semantics pseudo-code; the GPU conformance suite checks the
@@ -45,7 +46,7 @@
 //! ```ignore
 //! #![no_std]
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
-//! use warpkit::{lane::LaneMask, ops::Sum, tile::Warp, thread};
+//! use warpkit::{ops::Sum, thread, tile::Warp};
 //!
 //! warpkit::kernel! {
 //!     /// One sum per warp.
