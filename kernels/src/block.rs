@@ -23,22 +23,34 @@ use bytemuck::Pod;
 pub unsafe fn reduce<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, scratch: *mut T) -> T {
     let warp = Warp::full();
     let warp_total = warp.reduce(value, op);
-    let warp_id = thread::thread_idx_x() / 32;
+    // SAFETY: forwarded.
+    let partial = unsafe { gather_warp_values(warp_total, op.identity(), scratch) };
+    warp.reduce(partial, op)
+}
+
+/// Lane `w` of every warp gets warp `w`'s `value` (the same in all of its lanes); lanes past
+/// the last warp get `filler`. Synchronizes the block twice.
+///
+/// # Safety
+/// See the [module docs](self).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn gather_warp_values<T: Pod>(value: T, filler: T, scratch: *mut T) -> T {
+    let lane = lane_id();
     let warps = thread::block_dim_x() / 32;
     // SAFETY: the caller gives 32 Ts of shared memory and calls from every thread.
     unsafe {
-        if lane_id() == 0 {
-            *scratch.add(warp_id as usize) = warp_total;
+        if lane == 0 {
+            *scratch.add((thread::thread_idx_x() / 32) as usize) = value;
         }
         thread::sync_threads();
-        let lane = lane_id();
-        let partial = if lane < warps {
+        let gathered = if lane < warps {
             *scratch.add(lane as usize)
         } else {
-            op.identity()
+            filler
         };
         thread::sync_threads();
-        warp.reduce(partial, op)
+        gathered
     }
 }
 
@@ -79,30 +91,18 @@ pub unsafe fn scan_warp_totals<T: Pod, Op: ReduceOp<T>>(
     scratch: *mut T,
 ) -> (T, T) {
     let warp = Warp::full();
-    let lane = lane_id();
     let warp_id = thread::thread_idx_x() / 32;
     let warps = thread::block_dim_x() / 32;
-    // SAFETY: the caller gives 32 Ts of shared memory and calls from every thread.
-    unsafe {
-        if lane == 0 {
-            *scratch.add(warp_id as usize) = warp_total;
-        }
-        thread::sync_threads();
-        let total = if lane < warps {
-            *scratch.add(lane as usize)
-        } else {
-            op.identity()
-        };
-        thread::sync_threads();
-        let inclusive = warp.inclusive_scan(total, op);
-        let before = warp.shfl_up(inclusive, 1);
-        let before_warp = if warp_id == 0 {
-            op.identity()
-        } else {
-            warp.shfl(before, warp_id)
-        };
-        (before_warp, warp.shfl(inclusive, warps - 1))
-    }
+    // SAFETY: forwarded.
+    let total = unsafe { gather_warp_values(warp_total, op.identity(), scratch) };
+    let inclusive = warp.inclusive_scan(total, op);
+    let before = warp.shfl_up(inclusive, 1);
+    let before_warp = if warp_id == 0 {
+        op.identity()
+    } else {
+        warp.shfl(before, warp_id)
+    };
+    (before_warp, warp.shfl(inclusive, warps - 1))
 }
 
 /// The block's inclusive scan: (`x[0] ⊕ … ⊕ x[t]`, the block's total) in thread `t`.

@@ -144,6 +144,38 @@ mod gpu {
         unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack)) };
     }
 
+    /// Exponential back-off for a spinning lane: 32 ns, doubling up to 512 ns.
+    struct Backoff(u32);
+
+    impl Backoff {
+        fn new() -> Self {
+            Backoff(32)
+        }
+
+        #[inline(always)]
+        fn pause(&mut self) {
+            nanosleep(self.0);
+            self.0 = (self.0 * 2).min(512);
+        }
+    }
+
+    /// Every lane of the warp polls `read` (lanes with `pending` false start with `default`)
+    /// until each has a value, backing off between rounds; returns the lane's value.
+    #[inline(always)]
+    fn warp_poll<R: Copy>(pending: bool, default: R, mut read: impl FnMut() -> Option<R>) -> R {
+        let (mut value, mut ready) = (default, !pending);
+        let mut backoff = Backoff::new();
+        loop {
+            if !ready && let Some(v) = read() {
+                (value, ready) = (v, true);
+            }
+            if crate::vote::vote_all(LaneMask::FULL, ready) {
+                return value;
+            }
+            backoff.pause();
+        }
+    }
+
     /// `atom.acq_rel.gpu.add.u32`: returns the old value.
     #[inline(always)]
     unsafe fn fetch_add_acq_rel(p: *mut u32, v: u32) -> u32 {
@@ -354,14 +386,13 @@ mod gpu {
         /// Waits (one lane) for a slot to be published.
         #[inline(always)]
         unsafe fn wait<T: Pod>(self, level: u32, index: u32) -> T {
-            let mut delay = 32;
+            let mut backoff = Backoff::new();
             loop {
                 // SAFETY: forwarded.
                 if let Some(v) = unsafe { self.read(level, index) } {
                     return v;
                 }
-                nanosleep(delay);
-                delay = (delay * 2).min(512);
+                backoff.pause();
             }
         }
     }
@@ -384,22 +415,13 @@ mod gpu {
             loop {
                 let has = lane < end;
                 let t = end.wrapping_sub(1 + lane);
-                let (mut value, mut is_prefix, mut ready) = (op.identity(), false, !has);
-                let mut delay = 32;
-                loop {
-                    if !ready {
-                        if let Some(p) = status.read::<T>(INCLUSIVE, t) {
-                            (value, is_prefix, ready) = (p, true, true);
-                        } else if let Some(a) = status.read::<T>(0, t) {
-                            (value, ready) = (a, true);
-                        }
-                    }
-                    if crate::vote::vote_all(LaneMask::FULL, ready) {
-                        break;
-                    }
-                    nanosleep(delay);
-                    delay = (delay * 2).min(512);
-                }
+                // A predecessor's inclusive prefix if published, else its aggregate.
+                let (value, is_prefix) = warp_poll(has, (op.identity(), false), || {
+                    status
+                        .read::<T>(INCLUSIVE, t)
+                        .map(|p| (p, true))
+                        .or_else(|| status.read::<T>(0, t).map(|a| (a, false)))
+                });
                 let prefixes = crate::vote::ballot(LaneMask::FULL, has && is_prefix);
                 let cut = if prefixes == 0 {
                     32
@@ -470,24 +492,10 @@ mod gpu {
         } else {
             0
         };
-        let (mut value, mut ready) = (op.identity(), !has);
-        let mut delay = 32;
         // SAFETY: every block read ends below `tile`.
-        unsafe {
-            loop {
-                if !ready && let Some(v) = status.read::<T>(level, start >> level) {
-                    (value, ready) = (v, true);
-                }
-                if crate::vote::vote_all(LaneMask::FULL, ready) {
-                    break;
-                }
-                nanosleep(delay);
-                delay = (delay * 2).min(512);
-            }
-        }
-        if Op::ORDER_INDEPENDENT {
-            return warp.reduce(value, op);
-        }
+        let value = warp_poll(has, op.identity(), || unsafe {
+            status.read::<T>(level, start >> level)
+        });
         // Eight shuffles at a time (independent), then the dependent left-to-right fold.
         let mut acc = warp.shfl(value, 0);
         for chunk in 0..4u32 {

@@ -183,7 +183,7 @@ float_impl! { f32, 0x7fff_ffff; f64, 0x7fff_ffff_ffff_ffff; }
 /// The smaller (or larger) of two floats: NaN skipped (both NaN: the canonical NaN),
 /// `-0.0 < +0.0`. Branch-free: `min`/`max`, then two selects.
 #[inline(always)]
-fn float_minmax<T: Float>(a: T, b: T, max: bool) -> T {
+pub(crate) fn float_minmax<T: Float>(a: T, b: T, max: bool) -> T {
     let m = a.min_max_num(b, max);
     let m = if a == b { T::sign_merge(a, b, max) } else { m };
     if m.is_nan() { T::CANONICAL_NAN } else { m }

@@ -59,31 +59,14 @@ impl FloatRedux {
         }
     }
 
-    /// Combines two prepared inputs by the instruction's rules.
+    /// Combines two prepared inputs by the instruction's rules: those of [`crate::ops::Min`] and
+    /// [`crate::ops::Max`] on `f32`, except that with `.NaN` any NaN gives the canonical NaN.
     #[inline(always)]
     pub fn combine(self, a: f32, b: f32) -> f32 {
-        match (a.is_nan(), b.is_nan()) {
-            (true, true) => f32::from_bits(CANONICAL_NAN),
-            (true, false) | (false, true) if self.nan => f32::from_bits(CANONICAL_NAN),
-            (true, false) => b,
-            (false, true) => a,
-            // Equal values: only ±0 differ in bits; max keeps +0.0, min keeps -0.0.
-            _ if a == b => {
-                let bits = if self.max {
-                    a.to_bits() & b.to_bits()
-                } else {
-                    a.to_bits() | b.to_bits()
-                };
-                f32::from_bits(bits)
-            }
-            _ => {
-                if (a < b) != self.max {
-                    a
-                } else {
-                    b
-                }
-            }
+        if self.nan && (a.is_nan() || b.is_nan()) {
+            return f32::from_bits(CANONICAL_NAN);
         }
+        crate::ops::float_minmax(a, b, self.max)
     }
 }
 

@@ -254,7 +254,7 @@ impl<const W: u32> Tile<W> {
     #[inline(always)]
     fn scan_from_heads<T: Pod, Op: ReduceOp<T>>(self, value: T, heads: u32, op: Op) -> T {
         let rank = self.rank();
-        let at_or_below = (((1u64 << (rank + 1)) - 1) as u32) & heads;
+        let at_or_below = ranks_at_or_below(rank) & heads;
         let start = 31 - at_or_below.leading_zeros();
         let mut acc = value;
         let mut offset = 1;
@@ -279,7 +279,7 @@ impl<const W: u32> Tile<W> {
     ) -> T {
         let rank = self.rank();
         let heads = self.heads(flag, flags);
-        let above = heads & !(((1u64 << (rank + 1)) - 1) as u32);
+        let above = heads & !ranks_at_or_below(rank);
         let end = if above == 0 {
             W - 1
         } else {
@@ -288,4 +288,11 @@ impl<const W: u32> Tile<W> {
         let scanned = self.scan_from_heads(value, heads, op);
         self.shfl(scanned, end)
     }
+}
+
+/// The bits of ranks `0..=rank` (`rank` < 32).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn ranks_at_or_below(rank: u32) -> u32 {
+    ((1u64 << (rank + 1)) - 1) as u32
 }
