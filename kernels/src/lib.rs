@@ -65,6 +65,7 @@
     feature(abi_ptx, asm_experimental_arch, stdarch_nvptx)
 )]
 
+pub mod abi;
 pub mod block;
 pub mod device;
 pub mod lane;

@@ -1,0 +1,167 @@
+//! The host–device contract, compiled for both sides: the library kernels' parameter structs,
+//! the layout of the device storage they use, their names, and the one list of element types
+//! and operators they are built for.
+//!
+//! The device entry points ([`crate::device::entry`]) and `warpkit-host`'s kernel table are
+//! both generated from [`library_kernels!`] and named by [`kernel_name!`], so a kernel cannot be
+//! renamed or dropped on one side only: `warpkit-host`'s tests check, without a GPU, that every
+//! kernel its table names is an `.entry` of every embedded PTX module.
+
+/// The parameters of the library's kernels: one `#[repr(C)]` struct per kernel family, passed
+/// by value as the kernel's only parameter. Addresses are device pointers.
+pub mod params {
+    /// `reduce` kernels: `output[0]` = the reduction of `input[..len]`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct Reduce {
+        pub input: u64,
+        pub len: u64,
+        /// Room for [`super::layout::REDUCE_MAX_TILES`] partial results.
+        pub partials: u64,
+        /// A `u32`, zero before the first launch; the last block resets it.
+        pub counter: u64,
+        pub output: u64,
+    }
+
+    /// `scan` kernels: `output[..len]` = the scan of `input[..len]`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct Scan {
+        pub input: u64,
+        pub output: u64,
+        pub len: u64,
+        /// The tile status: [`super::layout::scan_status_words`] words, zeroed before first use.
+        pub status: u64,
+        /// A [`super::layout::ScanControl`], zeroed before first use; the kernel keeps it.
+        pub control: u64,
+        /// A power of two, at least the number of tiles.
+        pub capacity: u32,
+        /// 1 for an exclusive scan.
+        pub exclusive: u32,
+    }
+
+    /// `rows_*` kernels: one reduction or scan per row.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct Rows {
+        pub input: u64,
+        /// `rows + 1` row offsets (`u64`), or 0 for rows of `width`.
+        pub offsets: u64,
+        pub width: u64,
+        pub rows: u64,
+        pub output: u64,
+        /// 1 for an exclusive scan.
+        pub exclusive: u32,
+        pub padding: u32,
+    }
+}
+
+/// Sizes of the device storage the kernels use, in the units the host allocates.
+pub mod layout {
+    /// 64-bit status words per tile-status slot for a value of `value_bytes`: each word holds 32
+    /// bits of the value beside the run's epoch.
+    pub const fn status_words_per_slot(value_bytes: usize) -> usize {
+        value_bytes.div_ceil(4)
+    }
+
+    /// 64-bit words of a scan's tile status for `capacity` tiles (a power of two): the
+    /// aggregate and inclusive-prefix slots.
+    pub const fn scan_status_words(capacity: usize, value_bytes: usize) -> usize {
+        2 * capacity * status_words_per_slot(value_bytes)
+    }
+
+    /// The scan's per-storage control block: tile tickets, finished tiles and the epoch. The
+    /// kernel advances the epoch itself, so a launch captured in a CUDA graph and replayed
+    /// sees a fresh epoch every time, with no host involvement.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct ScanControl {
+        /// The next tile to hand out.
+        pub ticket: u32,
+        /// Tiles finished in this run.
+        pub done: u32,
+        /// Runs so far, modulo [`MAX_EPOCH`]; status words of this run carry `epoch + 1`.
+        pub epoch: u32,
+        pub padding: u32,
+    }
+
+    /// Epochs count modulo this, so a status flag (`epoch + 1`) is never 0, the value of
+    /// zeroed storage.
+    pub const MAX_EPOCH: u32 = u32::MAX;
+
+    /// Tiles of the device reduce at most: its tile grows with the input so that the partials
+    /// (one per tile) fit in `REDUCE_MAX_TILES` values.
+    pub const REDUCE_MAX_TILES: u64 = 8192;
+
+    /// Items per tile of the device reduce over `len` items of `item_bytes` each: 64 bytes per
+    /// thread of the block at least, doubled until there are at most
+    /// [`REDUCE_MAX_TILES`] tiles. A function of the length alone, so a float sum combines
+    /// the same items in the same tree on every device, grid and alignment.
+    pub const fn reduce_tile_items(len: u64, item_bytes: usize) -> u64 {
+        let mut tile = (crate::device::tuning::REDUCE_THREADS as u64) * 64 / item_bytes as u64;
+        while len.div_ceil(tile) > REDUCE_MAX_TILES {
+            tile *= 2;
+        }
+        tile
+    }
+
+    /// Tiles of the device reduce over `len` items.
+    pub const fn reduce_tiles(len: u64, item_bytes: usize) -> u64 {
+        len.div_ceil(reduce_tile_items(len, item_bytes))
+    }
+}
+
+/// Calls `$callback!` with the library's element types and operators: the one list the device
+/// entry points and `warpkit-host`'s kernel table are generated from.
+///
+/// `types` are `(element, arg-reduce index)`; `ops` are `(operator type, name)`.
+#[macro_export]
+macro_rules! library_kernels {
+    ($callback:ident) => {
+        $callback! {
+            types: [(u32, u32), (i32, u32), (f32, u32), (u64, u64), (i64, u64), (f64, u64)],
+            ops: [(Sum, sum), (Min, min), (Max, max)],
+            arg_ops: [(ArgMin, argmin), (ArgMax, argmax)],
+        }
+    };
+}
+
+/// The name of a library kernel: `kernel_name!(scan, sum, u32)` is `"warpkit_scan_sum_u32"`.
+/// Families: `reduce` (with `argmin`/`argmax` too), `scan`, `rows_reduce`, `rows_scan`.
+#[macro_export]
+macro_rules! kernel_name {
+    ($family:ident, $op:ident, $ty:ident) => {
+        concat!(
+            "warpkit_",
+            stringify!($family),
+            "_",
+            stringify!($op),
+            "_",
+            stringify!($ty)
+        )
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_are_what_both_sides_assume() {
+        assert_eq!(core::mem::size_of::<params::Reduce>(), 40);
+        assert_eq!(core::mem::size_of::<params::Scan>(), 48);
+        assert_eq!(core::mem::size_of::<params::Rows>(), 48);
+        assert_eq!(core::mem::size_of::<layout::ScanControl>(), 16);
+        assert_eq!(layout::status_words_per_slot(4), 1);
+        assert_eq!(layout::status_words_per_slot(8), 2);
+        assert_eq!(layout::status_words_per_slot(12), 3);
+        assert_eq!(layout::scan_status_words(1024, 8), 4096);
+    }
+
+    #[test]
+    fn kernel_names_follow_one_rule() {
+        assert_eq!(kernel_name!(scan, sum, u32), "warpkit_scan_sum_u32");
+        assert_eq!(kernel_name!(reduce, argmax, f64), "warpkit_reduce_argmax_f64");
+        assert_eq!(kernel_name!(rows_scan, min, i64), "warpkit_rows_scan_min_i64");
+    }
+}
