@@ -105,6 +105,14 @@ pub mod layout {
         tile
     }
 
+    /// Items per tile (and per block) of the device scan: 64 bytes per thread, at least one
+    /// item. The host launches `len.div_ceil(scan_tile_items(..))` blocks of
+    /// [`SCAN_THREADS`](crate::device::tuning::SCAN_THREADS).
+    pub const fn scan_tile_items(item_bytes: usize) -> u64 {
+        let per_thread = if 64 / item_bytes > 0 { 64 / item_bytes } else { 1 };
+        (crate::device::tuning::SCAN_THREADS as usize * per_thread) as u64
+    }
+
     /// Tiles of the device reduce over `len` items.
     pub const fn reduce_tiles(len: u64, item_bytes: usize) -> u64 {
         len.div_ceil(reduce_tile_items(len, item_bytes))
@@ -114,12 +122,16 @@ pub mod layout {
 /// Calls `$callback!` with the library's element types and operators: the one list the device
 /// entry points and `warpkit-host`'s kernel table are generated from.
 ///
-/// `types` are `(element, arg-reduce index)`; `ops` are `(operator type, name)`.
+/// - `types`: `(element, arg-reduce index)`, with every family and every operator;
+/// - `half_types`: `half::f16` and `half::bf16`, accumulated in `f32`, with `reduce`, `scan`,
+///   `rows_reduce` and `rows_scan` of `ops` (no arg-reduce);
+/// - `ops`: `(operator type, name)`; `arg_ops`: the arg-reduce operators.
 #[macro_export]
 macro_rules! library_kernels {
     ($callback:ident) => {
         $callback! {
             types: [(u32, u32), (i32, u32), (f32, u32), (u64, u64), (i64, u64), (f64, u64)],
+            half_types: [f16, bf16],
             ops: [(Sum, sum), (Min, min), (Max, max)],
             arg_ops: [(ArgMin, argmin), (ArgMax, argmax)],
         }
