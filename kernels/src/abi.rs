@@ -34,7 +34,7 @@ pub mod params {
         pub status: u64,
         /// A [`super::layout::ScanControl`], zeroed before first use; the kernel keeps it.
         pub control: u64,
-        /// A power of two, at least the number of tiles.
+        /// A power of two, at least the number of tiles and at least 32.
         pub capacity: u32,
         /// 1 for an exclusive scan.
         pub exclusive: u32,
@@ -58,16 +58,26 @@ pub mod params {
 
 /// Sizes of the device storage the kernels use, in the units the host allocates.
 pub mod layout {
+    use crate::device::tuning;
+
     /// 64-bit status words per tile-status slot for a value of `value_bytes`: each word holds 32
     /// bits of the value beside the run's epoch.
     pub const fn status_words_per_slot(value_bytes: usize) -> usize {
         value_bytes.div_ceil(4)
     }
 
-    /// 64-bit words of a scan's tile status for `capacity` tiles (a power of two): the
-    /// aggregate and inclusive-prefix slots.
+    /// Tiles per look-back group of the device scan.
+    pub const SCAN_GROUP: usize = 32;
+
+    /// Slots of a scan's tile status for `capacity` tiles: one aggregate per tile, then per
+    /// group of [`SCAN_GROUP`] tiles its aggregate and its inclusive prefix.
+    pub const fn scan_status_slots(capacity: usize) -> usize {
+        capacity + 2 * (capacity / SCAN_GROUP + 1)
+    }
+
+    /// 64-bit words of a scan's tile status for `capacity` tiles with values of `value_bytes`.
     pub const fn scan_status_words(capacity: usize, value_bytes: usize) -> usize {
-        2 * capacity * status_words_per_slot(value_bytes)
+        scan_status_slots(capacity) * status_words_per_slot(value_bytes)
     }
 
     /// The scan's per-storage control block: tile tickets, finished tiles and the epoch. The
@@ -93,24 +103,27 @@ pub mod layout {
     /// (one per tile) fit in `REDUCE_MAX_TILES` values.
     pub const REDUCE_MAX_TILES: u64 = 8192;
 
-    /// Items per tile of the device reduce over `len` items of `item_bytes` each: 64 bytes per
-    /// thread of the block at least, doubled until there are at most
-    /// [`REDUCE_MAX_TILES`] tiles. A function of the length alone, so a float sum combines
-    /// the same items in the same tree on every device, grid and alignment.
+    /// Items per tile of the device reduce over `len` items of `item_bytes` each:
+    /// [`REDUCE_UNROLL`](tuning::REDUCE_UNROLL) vectors per thread of the block at least,
+    /// doubled until there are at most [`REDUCE_MAX_TILES`] tiles. A function of the length
+    /// alone, so a float sum combines the same items in the same tree on every device, grid,
+    /// alignment and target.
     pub const fn reduce_tile_items(len: u64, item_bytes: usize) -> u64 {
-        let mut tile = (crate::device::tuning::REDUCE_THREADS as u64) * 64 / item_bytes as u64;
+        let mut tile = (tuning::REDUCE_THREADS as usize
+            * tuning::REDUCE_UNROLL
+            * tuning::vector_items(item_bytes)) as u64;
         while len.div_ceil(tile) > REDUCE_MAX_TILES {
             tile *= 2;
         }
         tile
     }
 
-    /// Items per tile (and per block) of the device scan: 64 bytes per thread, at least one
-    /// item. The host launches `len.div_ceil(scan_tile_items(..))` blocks of
-    /// [`SCAN_THREADS`](crate::device::tuning::SCAN_THREADS).
+    /// Items per tile (and per block) of the device scan: [`SCAN_STRIPES`](tuning::SCAN_STRIPES)
+    /// vectors per thread. The host launches `len.div_ceil(scan_tile_items(..))` blocks of
+    /// [`SCAN_THREADS`](tuning::SCAN_THREADS).
     pub const fn scan_tile_items(item_bytes: usize) -> u64 {
-        let per_thread = if 64 / item_bytes > 0 { 64 / item_bytes } else { 1 };
-        (crate::device::tuning::SCAN_THREADS as usize * per_thread) as u64
+        (tuning::SCAN_THREADS as usize * tuning::SCAN_STRIPES * tuning::vector_items(item_bytes))
+            as u64
     }
 
     /// Tiles of the device reduce over `len` items.
@@ -167,7 +180,11 @@ mod tests {
         assert_eq!(layout::status_words_per_slot(4), 1);
         assert_eq!(layout::status_words_per_slot(8), 2);
         assert_eq!(layout::status_words_per_slot(12), 3);
-        assert_eq!(layout::scan_status_words(1024, 8), 4096);
+        assert_eq!(layout::scan_status_words(1024, 8), 2 * (1024 + 66));
+        assert_eq!(layout::scan_tile_items(4), 4096);
+        assert_eq!(layout::scan_tile_items(12), 1024);
+        assert_eq!(layout::reduce_tile_items(1 << 20, 4), 4096);
+        assert_eq!(layout::reduce_tiles(1 << 28, 4), layout::REDUCE_MAX_TILES);
     }
 
     #[test]

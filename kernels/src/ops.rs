@@ -1,7 +1,10 @@
 //! Associative operators for reductions and scans, each with its identity.
 //!
 //! Integer sums wrap. Float `Min`/`Max` follow `redux.sync`'s rules on every target: a NaN
-//! input is skipped (the result is NaN only when both are), and `-0.0 < +0.0`. Your own
+//! input is skipped, `-0.0 < +0.0`, and the result is NaN (the canonical NaN `0x7fff_ffff`)
+//! only when no number was seen at all: all-NaN input and empty input give NaN, so NaN is
+//! their identity. The identity of a float `Sum` is `-0.0`, the neutral element of IEEE
+//! addition (`-0.0 + x == x` for every `x`, `-0.0` included). Your own
 //! operator implements [`ReduceOp`], or wraps a closure in [`FnOp`].
 
 #[cfg(target_arch = "nvptx64")]
@@ -30,10 +33,11 @@ pub trait ReduceOp<T>: Copy {
 /// `a + b` (wrapping for integers); identity `0`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sum;
-/// The smaller; identity the type's largest value (`+inf` for floats).
+/// The smaller; identity the type's largest value (the canonical NaN for floats, see the
+/// [module docs](self)).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Min;
-/// The larger; identity the type's smallest value (`-inf` for floats).
+/// The larger; identity the type's smallest value (the canonical NaN for floats).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Max;
 /// `a & b`; identity all ones.
@@ -129,16 +133,16 @@ int_ops! {
 macro_rules! float_ops {
     ($($t:ident;)*) => {$(
         impl ReduceOp<$t> for Sum {
-            #[inline(always)] fn identity(self) -> $t { 0.0 }
+            #[inline(always)] fn identity(self) -> $t { -0.0 }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a + b }
         }
         impl ReduceOp<$t> for Min {
-            #[inline(always)] fn identity(self) -> $t { $t::INFINITY }
+            #[inline(always)] fn identity(self) -> $t { <$t as Float>::CANONICAL_NAN }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { float_minmax(a, b, false) }
             const ORDER_INDEPENDENT: bool = true;
         }
         impl ReduceOp<$t> for Max {
-            #[inline(always)] fn identity(self) -> $t { $t::NEG_INFINITY }
+            #[inline(always)] fn identity(self) -> $t { <$t as Float>::CANONICAL_NAN }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { float_minmax(a, b, true) }
             const ORDER_INDEPENDENT: bool = true;
         }
@@ -211,71 +215,98 @@ macro_rules! indexed_pod {
 
 indexed_pod! { u32, u32; i32, u32; f32, u32; u64, u64; i64, u64; f64, u64; }
 
-/// The smallest value and, among equal ones, the lowest index (NaN never wins over a number).
+/// The smallest value and, among equal ones, the lowest index. For floats, NaN never wins over
+/// a number; when every value is NaN the result is the canonical NaN at the lowest index. The
+/// identity (no element) is the canonical NaN at index `I::MAX`, which only empty input returns.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ArgMin;
-/// The largest value and, among equal ones, the lowest index (NaN never wins over a number).
+/// The largest value and, among equal ones, the lowest index; NaN as for [`ArgMin`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ArgMax;
+
+/// What arg-min/arg-max need of a value type.
+pub trait ArgValue: Copy + PartialOrd {
+    /// The value that stands for "no element": the canonical NaN for floats, the type's
+    /// largest (arg-min) or smallest (arg-max) value for integers.
+    fn none(max: bool) -> Self;
+    /// Whether this is a NaN (never for integers).
+    fn is_nan(self) -> bool;
+    /// Whether `a` beats `b`: smaller for arg-min, larger for arg-max, `-0.0 < +0.0`.
+    fn beats(a: Self, b: Self, max: bool) -> bool;
+}
+
+macro_rules! int_arg_value {
+    ($($t:ty),*) => {$(
+        impl ArgValue for $t {
+            #[inline(always)] fn none(max: bool) -> $t { if max { <$t>::MIN } else { <$t>::MAX } }
+            #[inline(always)] fn is_nan(self) -> bool { false }
+            #[inline(always)] fn beats(a: $t, b: $t, max: bool) -> bool { if max { a > b } else { a < b } }
+        }
+    )*};
+}
+
+int_arg_value!(u32, i32, u64, i64);
+
+macro_rules! float_arg_value {
+    ($($t:ty),*) => {$(
+        impl ArgValue for $t {
+            #[inline(always)] fn none(_: bool) -> $t { <$t as Float>::CANONICAL_NAN }
+            #[inline(always)] fn is_nan(self) -> bool { <$t>::is_nan(self) }
+            #[inline(always)]
+            fn beats(a: $t, b: $t, max: bool) -> bool {
+                // Total order on numbers with -0.0 < +0.0: compare (value, sign bit).
+                if a == b {
+                    a.is_sign_negative() != b.is_sign_negative() && (a.is_sign_negative() != max)
+                } else if max { a > b } else { a < b }
+            }
+        }
+    )*};
+}
+
+float_arg_value!(f32, f64);
+
+/// Arg-min/arg-max of two indexed values by the rules on [`ArgMin`].
+#[inline(always)]
+fn arg_combine<T: ArgValue, I: Copy + PartialOrd>(a: Indexed<T, I>, b: Indexed<T, I>, max: bool) -> Indexed<T, I> {
+    let lower = if b.index < a.index { b } else { a };
+    match (a.value.is_nan(), b.value.is_nan()) {
+        (true, true) => Indexed { value: T::none(max), index: lower.index },
+        (true, false) => b,
+        (false, true) => a,
+        _ if T::beats(b.value, a.value, max) => b,
+        _ if T::beats(a.value, b.value, max) => a,
+        _ => lower,
+    }
+}
 
 macro_rules! arg_ops {
     ($($t:ty, $i:ty;)*) => {$(
         impl ReduceOp<Indexed<$t, $i>> for ArgMin {
             #[inline(always)]
             fn identity(self) -> Indexed<$t, $i> {
-                Indexed { value: <Min as ReduceOp<$t>>::identity(Min), index: <$i>::MAX }
+                Indexed { value: <$t as ArgValue>::none(false), index: <$i>::MAX }
             }
             #[inline(always)]
             fn combine(self, a: Indexed<$t, $i>, b: Indexed<$t, $i>) -> Indexed<$t, $i> {
-                pick(a, b, <Min as ReduceOp<$t>>::combine(Min, a.value, b.value))
+                arg_combine(a, b, false)
             }
+            const ORDER_INDEPENDENT: bool = true;
         }
         impl ReduceOp<Indexed<$t, $i>> for ArgMax {
             #[inline(always)]
             fn identity(self) -> Indexed<$t, $i> {
-                Indexed { value: <Max as ReduceOp<$t>>::identity(Max), index: <$i>::MAX }
+                Indexed { value: <$t as ArgValue>::none(true), index: <$i>::MAX }
             }
             #[inline(always)]
             fn combine(self, a: Indexed<$t, $i>, b: Indexed<$t, $i>) -> Indexed<$t, $i> {
-                pick(a, b, <Max as ReduceOp<$t>>::combine(Max, a.value, b.value))
+                arg_combine(a, b, true)
             }
+            const ORDER_INDEPENDENT: bool = true;
         }
     )*};
 }
 
 arg_ops! { u32, u32; i32, u32; f32, u32; u64, u64; i64, u64; f64, u64; }
-
-/// The bits of a value of at most 8 bytes, as a `u64` (no byte-slice compare, no `bcmp` call).
-#[inline(always)]
-fn bits<T: bytemuck::Pod>(v: T) -> u64 {
-    const { assert!(core::mem::size_of::<T>() <= 8) };
-    let mut w = 0u64;
-    bytemuck::bytes_of_mut(&mut w)[..core::mem::size_of::<T>()]
-        .copy_from_slice(bytemuck::bytes_of(&v));
-    w
-}
-
-/// The operand whose value is `winner` (by bits), the lower index on a tie.
-#[inline(always)]
-fn pick<T: bytemuck::Pod, I: Copy + PartialOrd>(
-    a: Indexed<T, I>,
-    b: Indexed<T, I>,
-    winner: T,
-) -> Indexed<T, I> {
-    let a_wins = bits(a.value) == bits(winner);
-    let b_wins = bits(b.value) == bits(winner);
-    match (a_wins, b_wins) {
-        (true, true) => {
-            if b.index < a.index {
-                b
-            } else {
-                a
-            }
-        }
-        (false, true) => b,
-        _ => a,
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -295,10 +326,14 @@ mod tests {
                 assert_eq!(op_result, x);
             }
         }
-        for x in [-1.5f64, 0.0, 3.25, f64::MAX] {
-            assert_eq!(Min.combine(<Min as ReduceOp<f64>>::identity(Min), x), x);
-            assert_eq!(Max.combine(x, <Max as ReduceOp<f64>>::identity(Max)), x);
+        for x in [-1.5f64, 0.0, -0.0, 3.25, f64::MAX, f64::INFINITY, f64::NEG_INFINITY] {
+            let same = |y: f64| y.to_bits() == x.to_bits();
+            assert!(same(Min.combine(<Min as ReduceOp<f64>>::identity(Min), x)));
+            assert!(same(Max.combine(x, <Max as ReduceOp<f64>>::identity(Max))));
+            assert!(same(Sum.combine(<Sum as ReduceOp<f64>>::identity(Sum), x)));
+            assert!(same(Sum.combine(x, <Sum as ReduceOp<f64>>::identity(Sum))));
         }
+        assert!(<Min as ReduceOp<f32>>::identity(Min).is_nan());
     }
 
     #[test]
@@ -328,6 +363,16 @@ mod tests {
         assert_eq!(ArgMin.combine(a, b).index, 4);
         assert_eq!(ArgMax.combine(b, a).index, 4);
         assert_eq!(ArgMin.combine(c, a).index, 9);
+        // All NaN: the canonical NaN at the lowest index, whichever side the identity is on.
+        let nan = Indexed { value: f32::from_bits(0xffc0_0001), index: 7u32 };
+        let both = ArgMin.combine(ArgMin.identity(), ArgMin.combine(nan, c));
+        assert_eq!((both.value.to_bits(), both.index), (0x7fff_ffff, 0));
+        assert_eq!(ArgMax.combine(nan, ArgMax.identity()).index, 7);
+        // -0.0 < +0.0, whatever the indices.
+        let neg = Indexed { value: -0.0f32, index: 5u32 };
+        let pos = Indexed { value: 0.0f32, index: 1u32 };
+        assert_eq!(ArgMin.combine(pos, neg).index, 5);
+        assert_eq!(ArgMax.combine(neg, pos).index, 1);
         let lo = Indexed {
             value: -5i64,
             index: 10u64,

@@ -1,0 +1,37 @@
+//! Device-wide algorithms: the per-block work ("agents" in CUB's terms) of the kernels that
+//! `warpkit-host` launches, their tuning kept apart as plain data, and the entry points.
+//!
+//! | file | what |
+//! |---|---|
+//! | [`tuning`] | threads, items per thread, vector widths: the numbers, apart from the code |
+//! | `sync` | memory-order instructions and the warp's polling with back-off |
+//! | `tile_status` | the scan's published tile and group values, tagged with the run's epoch |
+//! | [`scan`] | the single-pass scan and its look-back over fixed groups of tiles |
+//! | [`reduce`] | the single-pass reduce, with a fixed tree for order-dependent operators |
+//! | [`rows`] | one warp per row: batched reduce and scan |
+//! | `entry` | the kernels: the library's list ([`crate::library_kernels!`]) and [`crate::custom_kernels!`] |
+//!
+//! **Determinism.** Every device algorithm gives the same bits for the same input on every
+//! run, grid, device, input alignment and PTX target: tile shapes are fixed per item size,
+//! scans fold in a fixed order, and reductions of operators that are not order-independent
+//! (float sums) use tiles whose size depends on the length alone.
+
+pub mod tuning;
+
+/// Items that a thread loads with one 16-byte access.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct Vector<T, const N: usize>(pub [T; N]);
+
+#[cfg(target_arch = "nvptx64")]
+mod entry;
+#[cfg(target_arch = "nvptx64")]
+pub mod reduce;
+#[cfg(target_arch = "nvptx64")]
+pub mod rows;
+#[cfg(target_arch = "nvptx64")]
+pub mod scan;
+#[cfg(target_arch = "nvptx64")]
+mod sync;
+#[cfg(target_arch = "nvptx64")]
+mod tile_status;

@@ -1,0 +1,215 @@
+//! The single-pass device reduce: one launch, the last block to finish combines the partials.
+//!
+//! - Order-independent operators (integers, min, max, arg-min/max): each block reduces a
+//!   grid-strided share with 16-byte loads ([`REDUCE_UNROLL`] in flight per thread) and writes
+//!   one partial. Any grouping gives these operators the same bits.
+//! - Others (float sums, users' operators): the input is cut into tiles whose size is a
+//!   function of the length alone ([`reduce_tile_items`]); each tile is reduced in a fixed
+//!   tree and writes one partial, and the partials are combined in a fixed tree too. The same
+//!   input thus gives the same bits whatever the grid, the device, the input's alignment and
+//!   the target.
+//!
+//! The block that takes the last ticket of the counter combines the partials in block (tile)
+//! order and resets the counter, so the kernel needs no second launch and no clearing.
+
+use super::sync::atom_add_acq_rel_gpu_u32;
+use super::tuning::{REDUCE_THREADS, REDUCE_UNROLL, vectorizes};
+use super::Vector;
+use crate::abi::layout::reduce_tile_items;
+use crate::abi::params;
+use crate::ops::ReduceOp;
+use crate::{block, thread};
+use bytemuck::Pod;
+use core::mem::size_of;
+
+/// The block's shared memory.
+#[repr(C)]
+pub struct ReduceShared<A> {
+    warp_values: [A; 32],
+    last: u32,
+}
+
+/// Elements before the first 16-byte boundary of `p`, at most `len`.
+#[inline(always)]
+fn head_len<T>(p: *const T, len: usize) -> usize {
+    let per_vector = 16 / size_of::<T>();
+    let misaligned = (p as usize % 16) / size_of::<T>();
+    ((per_vector - misaligned) % per_vector).min(len)
+}
+
+/// One block of the device reduce (see the [module docs](self)): items `T` are combined as
+/// `A` (`load` gets each item with its index), the result is written as `finish(total)`.
+///
+/// # Safety
+/// Launched with [`REDUCE_THREADS`] threads per block and at most
+/// [`reduce_tiles`](crate::abi::layout::reduce_tiles) blocks; `p` as documented on
+/// [`params::Reduce`]; `shared` is this block's shared memory.
+#[inline(always)]
+pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
+    p: params::Reduce,
+    op: Op,
+    load: impl Fn(usize, T) -> A,
+    finish: impl Fn(A) -> O,
+    shared: *mut ReduceShared<A>,
+) {
+    const { assert!(VEC == super::tuning::vector_items(size_of::<T>())) };
+    let (input, len) = (p.input as *const T, p.len as usize);
+    let partials = p.partials as *mut A;
+    let tid = thread::thread_idx_x();
+    let block_id = thread::block_idx_x() as usize;
+    let grid = thread::grid_dim_x();
+    let scratch = unsafe { (&raw mut (*shared).warp_values).cast::<A>() };
+    // SAFETY: the caller's conditions; every index is checked against `len`.
+    unsafe {
+        let partial_count = if Op::ORDER_INDEPENDENT {
+            let acc = grid_strided::<T, A, Op, VEC>(input, len, op, &load);
+            let total = block::reduce(acc, op, scratch);
+            if tid == 0 {
+                *partials.add(block_id) = total;
+            }
+            grid as usize
+        } else {
+            let tile_items = reduce_tile_items(len as u64, size_of::<T>()) as usize;
+            let tiles = len.div_ceil(tile_items);
+            let mut tile = block_id;
+            while tile < tiles {
+                let acc = one_tile::<T, A, Op, VEC>(input, len, tile * tile_items, tile_items, op, &load);
+                let total = block::reduce(acc, op, scratch);
+                if tid == 0 {
+                    *partials.add(tile) = total;
+                }
+                tile += grid as usize;
+            }
+            tiles
+        };
+        if tid == 0 {
+            // Release this block's partials, acquire the others' if this is the last block.
+            let last = atom_add_acq_rel_gpu_u32(p.counter as *mut u32, 1) == grid - 1;
+            (*shared).last = last as u32;
+        }
+        thread::sync_threads();
+        if (*shared).last == 0 {
+            return;
+        }
+        let mut acc = op.identity();
+        let mut i = tid as usize;
+        while i < partial_count {
+            acc = op.combine(acc, *partials.add(i));
+            i += REDUCE_THREADS as usize;
+        }
+        let total = block::reduce(acc, op, scratch);
+        if tid == 0 {
+            *(p.output as *mut O) = finish(total);
+            *(p.counter as *mut u32) = 0;
+        }
+    }
+}
+
+/// The thread's share of a grid-strided pass, in any order (order-independent operators).
+#[inline(always)]
+unsafe fn grid_strided<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
+    input: *const T,
+    len: usize,
+    op: Op,
+    load: &impl Fn(usize, T) -> A,
+) -> A {
+    let global = thread::global_index();
+    let stride = thread::grid_threads();
+    let mut acc = op.identity();
+    // SAFETY: every index is checked against `len`.
+    unsafe {
+        if !vectorizes(size_of::<T>()) {
+            let mut i = global;
+            while i < len {
+                acc = op.combine(acc, load(i, *input.add(i)));
+                i += stride;
+            }
+            return acc;
+        }
+        let head = head_len(input, len);
+        let body = (len - head) / VEC;
+        let tail = head + body * VEC;
+        if global < head {
+            acc = op.combine(acc, load(global, *input.add(global)));
+        }
+        let vectors = input.add(head) as *const Vector<T, VEC>;
+        let mut i = global;
+        while i + (REDUCE_UNROLL - 1) * stride < body {
+            let mut loaded = [Vector([T::zeroed(); VEC]); REDUCE_UNROLL];
+            #[allow(clippy::needless_range_loop)] // index loops unroll; array iterators do not
+            for u in 0..REDUCE_UNROLL {
+                loaded[u] = *vectors.add(i + u * stride);
+            }
+            #[allow(clippy::needless_range_loop)]
+            for u in 0..REDUCE_UNROLL {
+                let first = head + (i + u * stride) * VEC;
+                for e in 0..VEC {
+                    acc = op.combine(acc, load(first + e, loaded[u].0[e]));
+                }
+            }
+            i += REDUCE_UNROLL * stride;
+        }
+        while i < body {
+            let v = *vectors.add(i);
+            for e in 0..VEC {
+                acc = op.combine(acc, load(head + i * VEC + e, v.0[e]));
+            }
+            i += stride;
+        }
+        if global < len - tail {
+            acc = op.combine(acc, load(tail + global, *input.add(tail + global)));
+        }
+    }
+    acc
+}
+
+/// The thread's share of tile `[start, start + tile_items)`, in a fixed order: thread `t`
+/// combines vectors `t, t + THREADS, t + 2 * THREADS, …` of the tile, items in order. The
+/// vector and scalar paths combine the same items in the same order.
+#[inline(always)]
+unsafe fn one_tile<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
+    input: *const T,
+    len: usize,
+    start: usize,
+    tile_items: usize,
+    op: Op,
+    load: &impl Fn(usize, T) -> A,
+) -> A {
+    let threads = REDUCE_THREADS as usize;
+    let tid = thread::thread_idx_x() as usize;
+    let per_thread = tile_items / (VEC * threads);
+    let mut acc = op.identity();
+    // SAFETY: every index is checked against `len`, or the whole tile is inside it.
+    unsafe {
+        let whole = start + tile_items <= len;
+        if vectorizes(size_of::<T>()) && whole && (input.add(start) as usize).is_multiple_of(16) {
+            let vectors = input.add(start) as *const Vector<T, VEC>;
+            let mut j = 0;
+            while j < per_thread {
+                let mut loaded = [Vector([T::zeroed(); VEC]); REDUCE_UNROLL];
+                #[allow(clippy::needless_range_loop)]
+                for u in 0..REDUCE_UNROLL {
+                    loaded[u] = *vectors.add((j + u) * threads + tid);
+                }
+                #[allow(clippy::needless_range_loop)]
+                for u in 0..REDUCE_UNROLL {
+                    let first = start + ((j + u) * threads + tid) * VEC;
+                    for e in 0..VEC {
+                        acc = op.combine(acc, load(first + e, loaded[u].0[e]));
+                    }
+                }
+                j += REDUCE_UNROLL;
+            }
+        } else {
+            for j in 0..per_thread {
+                let first = start + (j * threads + tid) * VEC;
+                for e in 0..VEC {
+                    if first + e < len {
+                        acc = op.combine(acc, load(first + e, *input.add(first + e)));
+                    }
+                }
+            }
+        }
+    }
+    acc
+}

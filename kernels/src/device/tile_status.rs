@@ -1,0 +1,87 @@
+//! The tile status of the device scan: what each tile publishes for the tiles after it.
+//!
+//! Slots (see [`crate::abi::layout::scan_status_slots`]): tile `t`'s aggregate at `t`; then,
+//! per group `g` of [`SCAN_GROUP`] tiles, the group's aggregate and the group's inclusive
+//! prefix. A slot is one 64-bit word per 32 bits of the value, each word holding 32 bits of the
+//! value in its low half and the run's flag (`epoch + 1`) in its high half. A word is read and
+//! written whole, and each slot is written at most once per run, so a reader that finds this
+//! run's flag in every word of a slot has the value: no fences, no acquire loads (which would
+//! invalidate L1 on every poll), and no clearing between runs.
+
+use super::sync::{ld_relaxed_gpu_u64, st_relaxed_gpu_u64};
+use crate::abi::layout::{SCAN_GROUP, status_words_per_slot};
+use crate::shfl::map_words;
+use bytemuck::Pod;
+use core::mem::size_of;
+
+/// Which slot of the tile status.
+#[derive(Clone, Copy)]
+pub enum Slot {
+    /// A tile's aggregate.
+    Tile(u32),
+    /// A group's aggregate (the fixed-tree reduction of its tiles' aggregates).
+    Group(u32),
+    /// A group's inclusive prefix: everything up to and including the group.
+    GroupPrefix(u32),
+}
+
+/// A run's view of the tile status.
+#[derive(Clone, Copy)]
+pub struct TileStatus {
+    pub words: *mut u64,
+    /// A power of two, at least the number of tiles and at least [`SCAN_GROUP`].
+    pub capacity: u32,
+    /// `epoch + 1` of this run: never 0, the value of zeroed storage.
+    pub flag: u32,
+}
+
+impl TileStatus {
+    #[inline(always)]
+    fn slot<A>(self, slot: Slot) -> *mut u64 {
+        let c = self.capacity as usize;
+        let groups = c / SCAN_GROUP + 1;
+        let index = match slot {
+            Slot::Tile(t) => t as usize,
+            Slot::Group(g) => c + g as usize,
+            Slot::GroupPrefix(g) => c + groups + g as usize,
+        };
+        // SAFETY: in bounds for the tiles the host sized the status for.
+        unsafe { self.words.add(index * status_words_per_slot(size_of::<A>())) }
+    }
+
+    /// Publishes `value` in `slot`.
+    ///
+    /// # Safety
+    /// The slot is inside the status array and nothing else writes it in this run.
+    #[inline(always)]
+    pub unsafe fn publish<A: Pod>(self, slot: Slot, value: A) {
+        let base = self.slot::<A>(slot);
+        let flag = (self.flag as u64) << 32;
+        let mut k = 0;
+        map_words(value, |w| {
+            // SAFETY: word k of the slot lies inside the status array.
+            unsafe { st_relaxed_gpu_u64(base.add(k), flag | w as u64) };
+            k += 1;
+            w
+        });
+    }
+
+    /// The value in `slot` if it was published in this run.
+    ///
+    /// # Safety
+    /// The slot is inside the status array.
+    #[inline(always)]
+    pub unsafe fn read<A: Pod>(self, slot: Slot) -> Option<A> {
+        let base = self.slot::<A>(slot);
+        let mut valid = true;
+        let mut k = 0;
+        let value = map_words(A::zeroed(), |_| {
+            // SAFETY: word k of the slot lies inside the status array.
+            let word = unsafe { ld_relaxed_gpu_u64(base.add(k)) };
+            k += 1;
+            valid &= (word >> 32) as u32 == self.flag;
+            word as u32
+        });
+        valid.then_some(value)
+    }
+}

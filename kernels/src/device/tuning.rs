@@ -1,0 +1,33 @@
+//! The numbers of the device algorithms, apart from the algorithms (CUB's `tuning_*.cuh`).
+//! Every tile shape here is the same on every target, so results do not depend on the PTX the
+//! driver runs.
+
+/// Threads per block of the device reduce.
+pub const REDUCE_THREADS: u32 = 256;
+/// Resident blocks per multiprocessor the reduce grid is sized for.
+pub const REDUCE_BLOCKS_PER_SM: u32 = 4;
+/// 16-byte loads each thread of the reduce has in flight per loop step.
+pub const REDUCE_UNROLL: usize = 4;
+/// Threads per block of the device scan.
+pub const SCAN_THREADS: u32 = 256;
+/// Stripes of one vector per thread in a scan tile (see [`super::scan`]).
+pub const SCAN_STRIPES: usize = 4;
+/// Threads per block of the row kernels (one warp per row).
+pub const ROWS_THREADS: u32 = 256;
+/// Items each lane of a row scan handles per step.
+pub const ROWS_SCAN_ITEMS: usize = 4;
+
+/// Items of `item_bytes` one 16-byte vector access moves: `16 / item_bytes` where that divides
+/// evenly, else 1 (such items are loaded one at a time).
+pub const fn vector_items(item_bytes: usize) -> usize {
+    if item_bytes <= 16 && 16 % item_bytes == 0 {
+        16 / item_bytes
+    } else {
+        1
+    }
+}
+
+/// Whether items of `item_bytes` move in 16-byte vectors.
+pub const fn vectorizes(item_bytes: usize) -> bool {
+    vector_items(item_bytes) * item_bytes == 16
+}
