@@ -210,11 +210,9 @@ mod library {
         #[inline(always)]
         fn narrow(x: f32) -> bf16 {
             let bits = x.to_bits();
-            if x.is_nan() {
-                return bf16::from_bits((bits >> 16) as u16 | 0x40); // stays a (quiet) NaN
-            }
-            let round_to_even = 0x7fff + ((bits >> 16) & 1);
-            bf16::from_bits((bits.wrapping_add(round_to_even) >> 16) as u16)
+            let rounded = (bits.wrapping_add(0x7fff + ((bits >> 16) & 1)) >> 16) as u16;
+            let quiet_nan = (bits >> 16) as u16 | 0x40;
+            bf16::from_bits(if x.is_nan() { quiet_nan } else { rounded })
         }
     }
 
