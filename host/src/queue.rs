@@ -5,7 +5,8 @@ use crate::element::{ArgOp, DeviceOp, Element};
 use crate::error::{Context as _, Error};
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cust::stream::Stream;
-use warpkit::device::{params, tuning::*};
+use warpkit::abi::{layout, params};
+use warpkit::device::tuning::*;
 use warpkit::ops::Indexed;
 
 /// Which scan: `y[i] = x[0] ⊕ … ⊕ x[i]` or `x[0] ⊕ … ⊕ x[i-1]` (the identity at `i = 0`).
@@ -48,15 +49,13 @@ struct ReduceStorage {
 }
 
 struct ScanStorage {
-    /// The tile status: `3 * capacity` slots of up to two words (see `warpkit::device`).
-    words: DeviceBuffer<u64>,
+    /// The tile status for values of up to 8 bytes.
+    status: DeviceBuffer<u64>,
+    /// The kernel's control block (tickets, epoch), zeroed once.
+    control: DeviceBuffer<u32>,
     /// A power of two, at least the number of tiles.
     capacity: usize,
-    epoch: u32,
 }
-
-/// Words per status slot for values of up to 8 bytes.
-const WORDS_PER_SLOT: usize = 2;
 
 /// Bytes of the largest reduced value (an `Indexed<f64, u64>`).
 const MAX_VALUE_BYTES: usize = 16;
@@ -111,16 +110,16 @@ impl<'a> Queue<'a> {
     }
 
     fn reduce_grid(&self, len: usize, item_bytes: usize) -> u32 {
-        let per_block = REDUCE_THREADS as usize * REDUCE_UNROLL * (16 / item_bytes);
+        let tiles = layout::reduce_tiles(len as u64, item_bytes);
         let max = self.wk.multiprocessors() * REDUCE_BLOCKS_PER_SM;
-        len.div_ceil(per_block).clamp(1, max as usize) as u32
+        tiles.clamp(1, max as u64) as u32
     }
 
     fn reduce_storage(&mut self) -> Result<&ReduceStorage, Error> {
         if self.reduce.is_none() {
-            let grid = (self.wk.multiprocessors() * REDUCE_BLOCKS_PER_SM) as usize;
+            let tiles = layout::REDUCE_MAX_TILES as usize;
             // SAFETY: u8 has no invalid bit patterns; the kernels write before reading.
-            let partials = unsafe { DeviceBuffer::uninitialized(grid * MAX_VALUE_BYTES) }
+            let partials = unsafe { DeviceBuffer::uninitialized(tiles * MAX_VALUE_BYTES) }
                 .during("allocate")?;
             let result = DeviceBuffer::zeroed(MAX_VALUE_BYTES).during("allocate")?;
             let counter = DeviceBuffer::zeroed(1).during("allocate")?;
@@ -286,7 +285,7 @@ impl<'a> Queue<'a> {
         if len == 0 {
             return Ok(());
         }
-        let tile = SCAN_THREADS as usize * scan_items(std::mem::size_of::<T>());
+        let tile = layout::scan_tile_items(std::mem::size_of::<T>()) as usize;
         let tiles = len.div_ceil(tile);
         if tiles > i32::MAX as usize {
             return Err(Error::TooLarge {
@@ -300,11 +299,10 @@ impl<'a> Queue<'a> {
             input: src,
             output: dst,
             len: len as u64,
-            words: storage.words.as_device_ptr().as_raw(),
+            status: storage.status.as_device_ptr().as_raw(),
+            control: storage.control.as_device_ptr().as_raw(),
             capacity: storage.capacity as u32,
-            epoch: storage.epoch,
             exclusive: (kind == ScanKind::Exclusive) as u32,
-            padding: 0,
         };
         let args = [arg(&params)];
         let name = format!("warpkit_scan_{}_{}", O::NAME, T::NAME);
@@ -316,25 +314,20 @@ impl<'a> Queue<'a> {
         }
     }
 
-    /// Tile-status storage for `tiles` tiles, with a fresh epoch.
+    /// Tile-status storage for `tiles` tiles.
     fn scan_storage(&mut self, tiles: usize) -> Result<&ScanStorage, Error> {
-        let fresh = match &self.scan {
-            Some(s) => s.capacity < tiles || s.epoch >= MAX_EPOCH,
-            None => true,
-        };
-        if fresh {
+        if self.scan.as_ref().is_none_or(|s| s.capacity < tiles) {
             // Dropping the old buffer waits for the work that uses it.
             self.scan = None;
             let capacity = tiles.next_power_of_two().max(1024);
             self.scan = Some(ScanStorage {
-                words: DeviceBuffer::zeroed(3 * capacity * WORDS_PER_SLOT).during("allocate")?,
+                status: DeviceBuffer::zeroed(layout::scan_status_words(capacity, 8))
+                    .during("allocate")?,
+                control: DeviceBuffer::zeroed(4).during("allocate")?,
                 capacity,
-                epoch: 0,
             });
         }
-        let storage = self.scan.as_mut().expect("just allocated");
-        storage.epoch += 1;
-        Ok(storage)
+        Ok(self.scan.as_ref().expect("just allocated"))
     }
 
     /// Enqueues one reduction per row of `width` elements: `output[r]` reduces
