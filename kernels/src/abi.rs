@@ -80,19 +80,15 @@ pub mod layout {
         scan_status_slots(capacity) * status_words_per_slot(value_bytes)
     }
 
-    /// The scan's per-storage control block: tile tickets, finished tiles and the epoch. The
-    /// kernel advances the epoch itself, so a launch captured in a CUDA graph and replayed
-    /// sees a fresh epoch every time, with no host involvement.
+    /// The scan's per-storage control block. The kernel advances the epoch itself, so a
+    /// launch captured in a CUDA graph and replayed sees a fresh epoch every time, with no host
+    /// involvement.
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     pub struct ScanControl {
-        /// The next tile to hand out.
-        pub ticket: u32,
-        /// Tiles finished in this run.
-        pub done: u32,
         /// Runs so far, modulo [`MAX_EPOCH`]; status words of this run carry `epoch + 1`.
         pub epoch: u32,
-        pub padding: u32,
+        pub padding: [u32; 3],
     }
 
     /// Epochs count modulo this, so a status flag (`epoch + 1`) is never 0, the value of

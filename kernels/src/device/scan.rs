@@ -1,7 +1,7 @@
 //! The single-pass device scan: one tile per block, a look-back over fixed groups of tiles,
 //! deterministic for every operator.
 //!
-//! Each block takes the next tile from a ticket counter, scans its items, publishes the tile's
+//! Each block scans its tile's items, publishes the tile's
 //! aggregate, and warp 0 finds the tile's exclusive prefix from what older tiles published
 //! ([`tile_prefix`]). The prefix is defined by fixed shapes, so it has the same bits whichever
 //! tile finished first, on every grid, device and target, for float sums too:
@@ -19,11 +19,14 @@
 //! which prefix it found does not matter. This is CUB's decoupled look-back over groups of
 //! tiles (as CUB 3.5's "stable" look-ahead), with the fold order made part of the definition.
 //!
-//! The kernel keeps its own epoch in the control block ([`ScanControl`]): tickets, finished
-//! tiles and the epoch reset themselves when the last tile finishes, so a launch captured in a
-//! CUDA graph is correct on every replay and needs no initialisation launch.
+//! Tile `t` is block `t`: blocks start in index order, so every older tile is running or done
+//! and the look-back always makes progress (CUB's decoupled look-back assumes the same).
+//!
+//! The kernel keeps its own epoch in the control block ([`ScanControl`]): the last tile
+//! advances it once its prefix is known (by then every tile has read it), so a launch captured
+//! in a CUDA graph is correct on every replay and needs no initialisation launch.
 
-use super::sync::{Backoff, atom_add_relaxed_gpu_u32, ld_relaxed_gpu_u32, warp_poll};
+use super::sync::{Backoff, ld_relaxed_gpu_u32, warp_poll};
 use super::tile_status::{Slot, TileStatus};
 use super::tuning::{SCAN_STRIPES, SCAN_THREADS, vectorizes};
 use super::Vector;
@@ -41,12 +44,15 @@ use core::mem::size_of;
 pub struct ScanShared<A> {
     warp_totals: [A; 32],
     prefix: A,
-    tile: u32,
     epoch: u32,
 }
 
 /// Warp 0 of tile `tile > 0`: the tile's exclusive prefix (see the [module docs](self)).
 /// The last tile of a group also publishes the group's aggregate and inclusive prefix.
+///
+/// Lane `i` watches both the group's tile `i` (for `i` below the tile's rank) and the group
+/// `group - 1 - i` before it (lane `group` stands for the empty prefix before group 0), so one
+/// round of loads serves both halves of the look-back.
 ///
 /// # Safety
 /// Called by the 32 lanes of warp 0; every tile below `tile` belongs to this run.
@@ -61,65 +67,59 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
     let warp = Warp::full();
     let group = tile / SCAN_GROUP as u32;
     let rank = tile % SCAN_GROUP as u32;
-    let first = group * SCAN_GROUP as u32;
+    let peer_slot = Slot::Tile(group * SCAN_GROUP as u32 + lane);
+    let watched = group.wrapping_sub(1 + lane);
+    let identity = op.identity();
+    let mut backoff = Backoff::new();
     // SAFETY: every slot read belongs to an older tile or group of this run.
     unsafe {
-        let peer = warp_poll(lane < rank, op.identity(), || {
-            status.read::<A>(Slot::Tile(first + lane))
-        });
-        let scanned = warp.inclusive_scan(if lane == rank { tile_total } else { peer }, op);
-        let in_group = warp.shfl(scanned, rank.saturating_sub(1));
-        let last_of_group = rank == SCAN_GROUP as u32 - 1;
-        if last_of_group && lane == 31 {
-            status.publish(Slot::Group(group), scanned);
-        }
-        let before_group = if group == 0 {
-            op.identity()
-        } else {
-            group_prefix(group, status, op)
-        };
-        let group_total = warp.shfl(scanned, 31);
-        if last_of_group && lane == 0 {
-            status.publish(Slot::GroupPrefix(group), op.combine(before_group, group_total));
-        }
-        match (group, rank) {
-            (_, 0) => before_group,
-            (0, _) => in_group,
-            _ => op.combine(before_group, in_group),
-        }
-    }
-}
-
-/// Warp 0: the left fold of every group's aggregate before `group > 0`. Lane `i` watches group
-/// `group - 1 - i` (lane `group` stands for the empty prefix before group 0).
-///
-/// # Safety
-/// As [`tile_prefix`].
-#[inline(always)]
-unsafe fn group_prefix<A: Pod, Op: ReduceOp<A>>(group: u32, status: TileStatus, op: Op) -> A {
-    let lane = lane_id();
-    let warp = Warp::full();
-    let watched = group.wrapping_sub(1 + lane);
-    let mut backoff = Backoff::new();
-    loop {
-        // SAFETY: every group watched is older than this tile's.
-        let (value, is_prefix) = warp_poll(lane < group, (op.identity(), lane == group), || unsafe {
-            status
-                .read::<A>(Slot::GroupPrefix(watched))
-                .map(|p| (p, true))
-                .or_else(|| status.read::<A>(Slot::Group(watched)).map(|a| (a, false)))
-        });
-        let prefixes = crate::vote::ballot(LaneMask::FULL, is_prefix);
-        if prefixes != 0 {
-            let newest = prefixes.trailing_zeros();
-            let mut acc = warp.shfl(value, newest);
-            for i in (0..newest).rev() {
-                acc = op.combine(acc, warp.shfl(value, i));
+        let mut peer = None;
+        loop {
+            let ((peer_value, value), is_prefix) = warp_poll(
+                lane < rank || lane < group,
+                ((identity, identity), lane == group),
+                || {
+                    let p = if lane < rank {
+                        peer.or_else(|| status.read::<A>(peer_slot))?
+                    } else {
+                        identity
+                    };
+                    peer = Some(p);
+                    if lane >= group {
+                        return Some(((p, identity), lane == group));
+                    }
+                    status
+                        .read::<A>(Slot::GroupPrefix(watched))
+                        .map(|g| ((p, g), true))
+                        .or_else(|| status.read::<A>(Slot::Group(watched)).map(|g| ((p, g), false)))
+                },
+            );
+            let prefixes = crate::vote::ballot(LaneMask::FULL, is_prefix);
+            if prefixes == 0 {
+                // No inclusive prefix in the 32 groups before: wait until one appears.
+                backoff.pause();
+                continue;
             }
-            return acc;
+            let scanned = warp.inclusive_scan(if lane == rank { tile_total } else { peer_value }, op);
+            let in_group = warp.shfl(scanned, rank.saturating_sub(1));
+            let newest = prefixes.trailing_zeros();
+            let mut before_group = warp.shfl(value, newest);
+            for i in (0..newest).rev() {
+                before_group = op.combine(before_group, warp.shfl(value, i));
+            }
+            if rank == SCAN_GROUP as u32 - 1 {
+                let group_total = warp.shfl(scanned, 31);
+                if lane == 0 {
+                    status.publish(Slot::Group(group), group_total);
+                    status.publish(Slot::GroupPrefix(group), op.combine(before_group, group_total));
+                }
+            }
+            return match (group, rank) {
+                (_, 0) => before_group,
+                (0, _) => in_group,
+                _ => op.combine(before_group, in_group),
+            };
         }
-        // No inclusive prefix in the 32 groups before: wait until one appears.
-        backoff.pause();
     }
 }
 
@@ -152,19 +152,7 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
     let warp = Warp::full();
     // SAFETY: the caller's conditions; scalar accesses are checked against `len`.
     unsafe {
-        // Tiles are handed out in the order blocks start, so every older tile is running or
-        // done: the look-back always makes progress.
-        if tid == 0 {
-            (*shared).tile = atom_add_relaxed_gpu_u32(&raw mut (*control).ticket, 1);
-            (*shared).epoch = ld_relaxed_gpu_u32(&raw const (*control).epoch);
-        }
-        thread::sync_threads();
-        let (tile, epoch) = ((*shared).tile, (*shared).epoch);
-        let status = TileStatus {
-            words: p.status as *mut u64,
-            capacity: p.capacity,
-            flag: epoch + 1,
-        };
+        let tile = thread::block_idx_x();
         let tile_items = SCAN_THREADS as usize * SCAN_STRIPES * VEC;
         let warp_start = tile as usize * tile_items + (tid / 32) as usize * 32 * SCAN_STRIPES * VEC;
         let first = |s: usize| warp_start + s * 32 * VEC + lane * VEC;
@@ -213,8 +201,23 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         } else {
             op.combine(carry[SCAN_STRIPES - 1], stripe_total[SCAN_STRIPES - 1])
         };
+        // The epoch is read here, its latency hidden behind the loads; the block's barriers
+        // below make it visible to warp 0.
+        if tid == 0 {
+            (*shared).epoch = ld_relaxed_gpu_u32(&raw const (*control).epoch);
+        }
         let totals = (&raw mut (*shared).warp_totals).cast::<A>();
         let (warp_prefix, tile_total) = block::scan_warp_totals(warp_total, op, totals);
+        let epoch = (*shared).epoch;
+        let status = TileStatus {
+            words: p.status as *mut u64,
+            capacity: p.capacity,
+            flag: epoch + 1,
+        };
+        // The last tile's prefix depends on every other tile's aggregate, so once it has it,
+        // every tile has read this run's epoch: the last tile advances it for the next run.
+        let last = tile == thread::grid_dim_x() - 1;
+        let advance_epoch = || (*control).epoch = if epoch + 1 == MAX_EPOCH { 0 } else { epoch + 1 };
         let mut base = warp_prefix;
         if tile > 0 {
             if tid == 0 {
@@ -224,6 +227,9 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                 let before_tile = tile_prefix(tile, tile_total, status, op);
                 if tid == 0 {
                     (*shared).prefix = before_tile;
+                    if last {
+                        advance_epoch();
+                    }
                 }
             }
             thread::sync_threads();
@@ -235,6 +241,9 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
             };
         } else if tid == 0 {
             status.publish(Slot::Tile(0), tile_total);
+            if last {
+                advance_epoch();
+            }
         }
         for s in 0..SCAN_STRIPES {
             let mut run = op.combine(op.combine(base, carry[s]), before[s]);
@@ -252,15 +261,6 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                         *output.add(first(s) + e) = out[e];
                     }
                 }
-            }
-        }
-        // The last tile to finish resets the tickets and advances the epoch for the next run.
-        if tid == 0 {
-            let grid = thread::grid_dim_x();
-            if atom_add_relaxed_gpu_u32(&raw mut (*control).done, 1) == grid - 1 {
-                (*control).ticket = 0;
-                (*control).done = 0;
-                (*control).epoch = if epoch + 1 == MAX_EPOCH { 0 } else { epoch + 1 };
             }
         }
     }

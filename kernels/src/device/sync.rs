@@ -58,21 +58,6 @@ pub unsafe fn atom_add_acq_rel_gpu_u32(p: *mut u32, v: u32) -> u32 {
     old
 }
 
-/// `atom.relaxed.gpu.add.u32`: returns the old value.
-///
-/// # Safety
-/// `p` is a valid, aligned global pointer.
-#[inline(always)]
-pub unsafe fn atom_add_relaxed_gpu_u32(p: *mut u32, v: u32) -> u32 {
-    let old: u32;
-    // SAFETY: the caller passes a valid global pointer.
-    unsafe {
-        asm!("atom.relaxed.gpu.add.u32 {o}, [{p}], {v};", o = out(reg32) old, v = in(reg32) v,
-            p = in(reg64) p, options(nostack))
-    };
-    old
-}
-
 /// `nanosleep.u32`: suspends the thread for about `ns` nanoseconds (sm_70+).
 #[inline(always)]
 pub fn nanosleep(ns: u32) {
