@@ -74,6 +74,17 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
     // SAFETY: every slot read belongs to an older tile or group of this run.
     unsafe {
         let mut peer = None;
+        let last_of_group = rank == SCAN_GROUP as u32 - 1;
+        if last_of_group {
+            // The group's aggregate goes out before this tile looks further back: later
+            // groups may need it to get past this one.
+            let p = warp_poll(lane < rank, identity, || status.read::<A>(peer_slot));
+            peer = Some(p);
+            let scanned = warp.inclusive_scan(if lane == rank { tile_total } else { p }, op);
+            if lane == 31 {
+                status.publish(Slot::Group(group), scanned);
+            }
+        }
         loop {
             let ((peer_value, value), is_prefix) = warp_poll(
                 lane < rank || lane < group,
@@ -107,10 +118,9 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
             for i in (0..newest).rev() {
                 before_group = op.combine(before_group, warp.shfl(value, i));
             }
-            if rank == SCAN_GROUP as u32 - 1 {
+            if last_of_group {
                 let group_total = warp.shfl(scanned, 31);
                 if lane == 0 {
-                    status.publish(Slot::Group(group), group_total);
                     status.publish(Slot::GroupPrefix(group), op.combine(before_group, group_total));
                 }
             }
