@@ -114,11 +114,13 @@ pub mod layout {
         tile
     }
 
-    /// Items per tile (and per block) of the device scan: [`SCAN_STRIPES`](tuning::SCAN_STRIPES)
-    /// vectors per thread. The host launches `len.div_ceil(scan_tile_items(..))` blocks of
+    /// Items per tile (and per block) of the device scan:
+    /// [`scan_stripes`](tuning::scan_stripes) vectors per thread. The host launches `len.div_ceil(scan_tile_items(..))` blocks of
     /// [`SCAN_THREADS`](tuning::SCAN_THREADS).
     pub const fn scan_tile_items(item_bytes: usize) -> u64 {
-        (tuning::SCAN_THREADS as usize * tuning::SCAN_STRIPES * tuning::vector_items(item_bytes))
+        (tuning::SCAN_THREADS as usize
+            * tuning::scan_stripes(item_bytes)
+            * tuning::vector_items(item_bytes))
             as u64
     }
 
@@ -178,6 +180,7 @@ mod tests {
         assert_eq!(layout::status_words_per_slot(12), 3);
         assert_eq!(layout::scan_status_words(1024, 8), 2 * (1024 + 66));
         assert_eq!(layout::scan_tile_items(4), 4096);
+        assert_eq!(layout::scan_tile_items(8), 1536);
         assert_eq!(layout::scan_tile_items(12), 1024);
         assert_eq!(layout::reduce_tile_items(1 << 20, 4), 4096);
         assert_eq!(layout::reduce_tiles(1 << 28, 4), layout::REDUCE_MAX_TILES);

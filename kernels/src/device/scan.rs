@@ -28,7 +28,7 @@
 
 use super::sync::{Backoff, ld_relaxed_gpu_u32, warp_poll};
 use super::tile_status::{Slot, TileStatus};
-use super::tuning::{SCAN_STRIPES, SCAN_THREADS, vectorizes};
+use super::tuning::{SCAN_THREADS, vectorizes};
 use super::Vector;
 use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
 use crate::abi::params;
@@ -41,10 +41,13 @@ use core::mem::size_of;
 
 /// The block's shared memory.
 #[repr(C)]
-pub struct ScanShared<A> {
+pub struct ScanShared<A, const STRIPES: usize, const VEC: usize> {
     warp_totals: [A; 32],
     prefix: A,
     epoch: u32,
+    /// Warp 0's items while it looks back, so the look-back's registers come on top of
+    /// nothing: fewer registers per thread, more tiles per multiprocessor.
+    parked: [[[A; VEC]; STRIPES]; 32],
 }
 
 /// Warp 0 of tile `tile > 0`: the tile's exclusive prefix (see the [module docs](self)).
@@ -90,19 +93,23 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
                 lane < rank || lane < group,
                 ((identity, identity), lane == group),
                 || {
-                    let p = if lane < rank {
-                        peer.or_else(|| status.read::<A>(peer_slot))?
-                    } else {
-                        identity
-                    };
-                    peer = Some(p);
-                    if lane >= group {
+                    // Every load is issued before any is looked at: one round trip to L2.
+                    let fresh_peer = (lane < rank && peer.is_none()).then(|| status.read::<A>(peer_slot));
+                    let in_window = lane < group;
+                    let prefix = in_window.then(|| status.read::<A>(Slot::GroupPrefix(watched)));
+                    let aggregate = in_window.then(|| status.read::<A>(Slot::Group(watched)));
+                    if let Some(fresh) = fresh_peer {
+                        peer = fresh;
+                    }
+                    let p = if lane < rank { peer? } else { identity };
+                    if !in_window {
                         return Some(((p, identity), lane == group));
                     }
-                    status
-                        .read::<A>(Slot::GroupPrefix(watched))
-                        .map(|g| ((p, g), true))
-                        .or_else(|| status.read::<A>(Slot::Group(watched)).map(|g| ((p, g), false)))
+                    match (prefix.flatten(), aggregate.flatten()) {
+                        (Some(g), _) => Some(((p, g), true)),
+                        (None, Some(g)) => Some(((p, g), false)),
+                        (None, None) => None,
+                    }
                 },
             );
             let prefixes = crate::vote::ballot(LaneMask::FULL, is_prefix);
@@ -147,14 +154,17 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 /// [`params::Scan`]; `shared` is this block's shared memory.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // index loops unroll into registers
-pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
+pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const VEC: usize>(
     p: params::Scan,
     op: Op,
     load: impl Fn(T) -> A,
     store: impl Fn(A) -> T,
-    shared: *mut ScanShared<A>,
+    shared: *mut ScanShared<A, STRIPES, VEC>,
 ) {
-    const { assert!(VEC == super::tuning::vector_items(size_of::<T>())) };
+    const {
+        assert!(VEC == super::tuning::vector_items(size_of::<T>()));
+        assert!(STRIPES == super::tuning::scan_stripes(size_of::<T>()));
+    };
     let (input, output, len) = (p.input as *const T, p.output as *mut T, p.len as usize);
     let control = p.control as *mut ScanControl;
     let tid = thread::thread_idx_x();
@@ -163,14 +173,14 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
     // SAFETY: the caller's conditions; scalar accesses are checked against `len`.
     unsafe {
         let tile = thread::block_idx_x();
-        let tile_items = SCAN_THREADS as usize * SCAN_STRIPES * VEC;
-        let warp_start = tile as usize * tile_items + (tid / 32) as usize * 32 * SCAN_STRIPES * VEC;
+        let tile_items = SCAN_THREADS as usize * STRIPES * VEC;
+        let warp_start = tile as usize * tile_items + (tid / 32) as usize * 32 * STRIPES * VEC;
         let first = |s: usize| warp_start + s * 32 * VEC + lane * VEC;
         let vectorized = vectorizes(size_of::<T>())
             && (tile as usize + 1) * tile_items <= len
             && (input as usize | output as usize) % 16 == 0;
-        let mut items = [[op.identity(); VEC]; SCAN_STRIPES];
-        for s in 0..SCAN_STRIPES {
+        let mut items = [[op.identity(); VEC]; STRIPES];
+        for s in 0..STRIPES {
             if vectorized {
                 let Vector(x) = *(input.add(first(s)) as *const Vector<T, VEC>);
                 for e in 0..VEC {
@@ -184,33 +194,29 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                 }
             }
         }
-        // Each stripe: the lane's total, then the warp's exclusive scan of those totals.
-        let mut before = [op.identity(); SCAN_STRIPES];
-        let mut stripe_total = [op.identity(); SCAN_STRIPES];
-        for s in 0..SCAN_STRIPES {
+        // Each stripe: the lane's total, the warp's exclusive scan of those totals, and what
+        // the warp's earlier stripes add up to (`running`): `lane_prefix[s]` is everything of
+        // the warp before the lane's items of stripe `s`.
+        let mut lane_prefix = [op.identity(); STRIPES];
+        let mut running = op.identity();
+        for s in 0..STRIPES {
             let mut total = items[s][0];
             for e in 1..VEC {
                 total = op.combine(total, items[s][e]);
             }
             let inclusive = warp.inclusive_scan(total, op);
-            stripe_total[s] = warp.shfl(inclusive, 31);
             let shifted = warp.shfl_up(inclusive, 1);
-            before[s] = if lane == 0 { op.identity() } else { shifted };
-        }
-        // carry[s] = total[0] ⊕ … ⊕ total[s-1]: what the warp's earlier stripes add up to.
-        let mut carry = [op.identity(); SCAN_STRIPES];
-        for s in 1..SCAN_STRIPES {
-            carry[s] = if s == 1 {
-                stripe_total[0]
+            let before = if lane == 0 { op.identity() } else { shifted };
+            let stripe_total = warp.shfl(inclusive, 31);
+            if s == 0 {
+                lane_prefix[s] = before;
+                running = stripe_total;
             } else {
-                op.combine(carry[s - 1], stripe_total[s - 1])
-            };
+                lane_prefix[s] = op.combine(running, before);
+                running = op.combine(running, stripe_total);
+            }
         }
-        let warp_total = if SCAN_STRIPES == 1 {
-            stripe_total[0]
-        } else {
-            op.combine(carry[SCAN_STRIPES - 1], stripe_total[SCAN_STRIPES - 1])
-        };
+        let warp_total = running;
         // The epoch is read here, its latency hidden behind the loads; the block's barriers
         // below make it visible to warp 0.
         if tid == 0 {
@@ -234,7 +240,10 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                 status.publish(Slot::Tile(tile), tile_total);
             }
             if tid < 32 {
+                let parked = &raw mut (*shared).parked[lane];
+                *parked = items;
                 let before_tile = tile_prefix(tile, tile_total, status, op);
+                items = *parked;
                 if tid == 0 {
                     (*shared).prefix = before_tile;
                     if last {
@@ -255,8 +264,8 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                 advance_epoch();
             }
         }
-        for s in 0..SCAN_STRIPES {
-            let mut run = op.combine(op.combine(base, carry[s]), before[s]);
+        for s in 0..STRIPES {
+            let mut run = op.combine(base, lane_prefix[s]);
             let mut out = [T::zeroed(); VEC];
             for e in 0..VEC {
                 let inclusive = op.combine(run, items[s][e]);

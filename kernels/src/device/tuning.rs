@@ -10,8 +10,18 @@ pub const REDUCE_BLOCKS_PER_SM: u32 = 4;
 pub const REDUCE_UNROLL: usize = 4;
 /// Threads per block of the device scan.
 pub const SCAN_THREADS: u32 = 256;
-/// Stripes of one vector per thread in a scan tile (see [`super::scan`]).
-pub const SCAN_STRIPES: usize = 4;
+/// Stripes of one vector per thread in a scan tile (see [`super::scan`]): about 32 items
+/// per thread for items of up to 4 bytes (more bytes in flight per tile hide the look-back's
+/// latency), 12 for 8-byte items, 8 for others; more leave the float min/max scans' item
+/// arrays in local memory.
+pub const fn scan_stripes(item_bytes: usize) -> usize {
+    match item_bytes {
+        ..=2 => 4,
+        3..=4 => 8,
+        5..=8 => 6,
+        _ => 8,
+    }
+}
 /// Threads per block of the row kernels (one warp per row).
 pub const ROWS_THREADS: u32 = 256;
 /// Items each lane of a row scan handles per step.
