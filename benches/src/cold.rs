@@ -4,7 +4,7 @@
 //! cold anyway.
 
 use crate::mem::DeviceMem;
-use cudarc::driver::{CudaContext, DriverError, sys};
+use cudarc::driver::{CudaContext, CudaStream, DriverError, sys};
 use std::sync::Arc;
 
 /// The scratch buffer and the device's L2 size.
@@ -38,10 +38,11 @@ impl L2Flush {
 
     /// Enqueues the flush on `stream`: a `cuMemsetD32Async` over the whole scratch buffer,
     /// with a new pattern each time.
-    pub fn flush(&mut self, stream: sys::CUstream) -> Result<(), DriverError> {
+    pub fn flush(&mut self, stream: &CudaStream) -> Result<(), DriverError> {
         self.pattern = self.pattern.wrapping_add(0x9e37_79b9);
         let words = self.scratch.bytes() / 4;
-        unsafe { sys::cuMemsetD32Async(self.scratch.ptr(), self.pattern, words, stream) }.result()
+        let raw = stream.cu_stream();
+        unsafe { sys::cuMemsetD32Async(self.scratch.ptr(), self.pattern, words, raw) }.result()
     }
 }
 

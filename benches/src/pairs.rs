@@ -275,10 +275,11 @@ impl Sampler {
         k: usize,
     ) -> Result<[f64; 2], DriverError> {
         let raw = self.stream.cu_stream();
-        let order = if k % 2 == 0 { [0, 1] } else { [1, 0] };
+        let order = if k.is_multiple_of(2) { [0, 1] } else { [1, 0] };
         for s in order {
             if cold {
-                self.flusher()?.flush(raw)?;
+                let stream = self.stream.clone();
+                self.flusher()?.flush(&stream)?;
             }
             self.events[2 * s].record(&self.stream)?;
             for _ in 0..iters {
