@@ -26,7 +26,12 @@ use warpkit_benches::report::{self, Row};
 const ROTATE_BYTES: usize = 256 << 20;
 
 fn main() {
-    let ctx = match std::panic::catch_unwind(|| CudaContext::new(0)) {
+    // cudarc panics when it finds no libcuda: say so in one line instead.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let ctx = std::panic::catch_unwind(|| CudaContext::new(0));
+    std::panic::set_hook(hook);
+    let ctx = match ctx {
         Ok(Ok(ctx)) => ctx,
         Ok(Err(e)) => fail(&format!("no CUDA device: {e}")),
         Err(_) => fail("no CUDA driver library"),
