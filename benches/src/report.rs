@@ -378,7 +378,10 @@ mod tests {
 
     #[test]
     fn reads_the_committed_results() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../bench-results/h200-2026-11-21.csv");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../bench-results/h200-2026-11-21.csv"
+        );
         let rows = parse_csv(&std::fs::read_to_string(path).expect("read")).expect("parse");
         assert_eq!(rows.len(), 168);
         assert!(rows.iter().all(|r| r.cub.is_some() && r.l2 == L2::Warm));
