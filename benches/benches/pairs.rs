@@ -42,8 +42,12 @@ fn main() {
         .unwrap_or_else(|| PathBuf::from("target/warpkit-bench"));
     std::fs::create_dir_all(&out).expect("output folder");
     let (major, minor) = ctx.compute_capability().expect("compute capability");
-    let lib = CubLib::build(&cub::source(), &out, (major as u32, minor as u32))
-        .unwrap_or_else(|e| fail(&format!("CUB library: {e}")));
+    let lib = CubLib::build(
+        &cub::source(),
+        &cub::build_dir(),
+        (major as u32, minor as u32),
+    )
+    .unwrap_or_else(|e| fail(&format!("CUB library: {e}")));
     let name = ctx.name().unwrap_or_default();
     eprintln!(
         "{name}, sm_{major}{minor}, CUB {} ({})",

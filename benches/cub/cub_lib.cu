@@ -18,6 +18,8 @@
 //                      not read): CUB 3.0 has no segmented scan, this is its closest analogue
 //     type: u32 i32 u64 i64 f32 f64
 // Item counts below 2^32 use 32-bit offsets (CUB's fastest path), larger ones 64-bit.
+// -DWK_SKIP_<TYPE> (U32 ... F64) and -DWK_SKIP_COMMON leave parts out, so that the builder can
+// compile one type per nvcc process in parallel and link the objects.
 // benches/src/cub.rs lists the same names; a unit test there compares the two lists.
 #include <cub/cub.cuh>
 #include <cuda/functional>
@@ -108,11 +110,14 @@ template <typename T> cudaError_t rows_scan_sum(const void* in, void* out, uint6
 #define WK_ROW_ARGS const void *in, void *out, uint64_t rows, uint64_t width, void *temp, size_t *temp_bytes, cudaStream_t stream
 #define WK_ROW_PASS in, out, rows, width, temp, temp_bytes, stream
 
+#ifndef WK_SKIP_COMMON
 // CUB_VERSION: major * 100000 + minor * 100 + patch.
 extern "C" int warpkit_cub_version(void) { return CUB_VERSION; }
 extern "C" const char* warpkit_cub_error_string(int error) { return cudaGetErrorString(static_cast<cudaError_t>(error)); }
+#endif
 
 // u32
+#ifndef WK_SKIP_U32
 extern "C" int warpkit_cub_reduce_sum_u32(WK_ARGS) { return reduce_sum<uint32_t>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_min_u32(WK_ARGS) { return reduce_min<uint32_t>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_max_u32(WK_ARGS) { return reduce_max<uint32_t>(WK_PASS); }
@@ -124,7 +129,9 @@ extern "C" int warpkit_cub_scan_exclusive_min_u32(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_u32(WK_ARGS) { return scan_exclusive_max<uint32_t>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_u32(WK_ROW_ARGS) { return rows_reduce_sum<uint32_t>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_u32(WK_ROW_ARGS) { return rows_scan_sum<uint32_t>(WK_ROW_PASS); }
+#endif
 // i32
+#ifndef WK_SKIP_I32
 extern "C" int warpkit_cub_reduce_sum_i32(WK_ARGS) { return reduce_sum<int32_t>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_min_i32(WK_ARGS) { return reduce_min<int32_t>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_max_i32(WK_ARGS) { return reduce_max<int32_t>(WK_PASS); }
@@ -136,7 +143,9 @@ extern "C" int warpkit_cub_scan_exclusive_min_i32(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_i32(WK_ARGS) { return scan_exclusive_max<int32_t>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_i32(WK_ROW_ARGS) { return rows_reduce_sum<int32_t>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_i32(WK_ROW_ARGS) { return rows_scan_sum<int32_t>(WK_ROW_PASS); }
+#endif
 // u64
+#ifndef WK_SKIP_U64
 extern "C" int warpkit_cub_reduce_sum_u64(WK_ARGS) { return reduce_sum<uint64_t>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_min_u64(WK_ARGS) { return reduce_min<uint64_t>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_max_u64(WK_ARGS) { return reduce_max<uint64_t>(WK_PASS); }
@@ -148,7 +157,9 @@ extern "C" int warpkit_cub_scan_exclusive_min_u64(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_u64(WK_ARGS) { return scan_exclusive_max<uint64_t>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_u64(WK_ROW_ARGS) { return rows_reduce_sum<uint64_t>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_u64(WK_ROW_ARGS) { return rows_scan_sum<uint64_t>(WK_ROW_PASS); }
+#endif
 // i64
+#ifndef WK_SKIP_I64
 extern "C" int warpkit_cub_reduce_sum_i64(WK_ARGS) { return reduce_sum<int64_t>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_min_i64(WK_ARGS) { return reduce_min<int64_t>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_max_i64(WK_ARGS) { return reduce_max<int64_t>(WK_PASS); }
@@ -160,7 +171,9 @@ extern "C" int warpkit_cub_scan_exclusive_min_i64(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_i64(WK_ARGS) { return scan_exclusive_max<int64_t>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_i64(WK_ROW_ARGS) { return rows_reduce_sum<int64_t>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_i64(WK_ROW_ARGS) { return rows_scan_sum<int64_t>(WK_ROW_PASS); }
+#endif
 // f32
+#ifndef WK_SKIP_F32
 extern "C" int warpkit_cub_reduce_sum_f32(WK_ARGS) { return reduce_sum<float>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_min_f32(WK_ARGS) { return reduce_min<float>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_max_f32(WK_ARGS) { return reduce_max<float>(WK_PASS); }
@@ -172,7 +185,9 @@ extern "C" int warpkit_cub_scan_exclusive_min_f32(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_f32(WK_ARGS) { return scan_exclusive_max<float>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_f32(WK_ROW_ARGS) { return rows_reduce_sum<float>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_f32(WK_ROW_ARGS) { return rows_scan_sum<float>(WK_ROW_PASS); }
+#endif
 // f64
+#ifndef WK_SKIP_F64
 extern "C" int warpkit_cub_reduce_sum_f64(WK_ARGS) { return reduce_sum<double>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_min_f64(WK_ARGS) { return reduce_min<double>(WK_PASS); }
 extern "C" int warpkit_cub_reduce_max_f64(WK_ARGS) { return reduce_max<double>(WK_PASS); }
@@ -184,3 +199,4 @@ extern "C" int warpkit_cub_scan_exclusive_min_f64(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_f64(WK_ARGS) { return scan_exclusive_max<double>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_f64(WK_ROW_ARGS) { return rows_reduce_sum<double>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_f64(WK_ROW_ARGS) { return rows_scan_sum<double>(WK_ROW_PASS); }
+#endif

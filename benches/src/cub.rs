@@ -95,33 +95,69 @@ pub struct CubLib {
 }
 
 impl CubLib {
-    /// Builds `source` into `out_dir/libwarpkit_cub.so` for compute capability `compute`
-    /// (`nvcc -O3 -std=c++17 -arch=sm_XY -shared -Xcompiler -fPIC`) and loads it.
-    pub fn build(source: &Path, out_dir: &Path, compute: (u32, u32)) -> Result<CubLib, String> {
+    /// Builds `source` for compute capability `compute` and loads it: one `nvcc -O3
+    /// -std=c++17 -arch=sm_XY -Xcompiler -fPIC -c` per type, in parallel, then `nvcc -shared`.
+    /// The library lands in `dir` as `libwarpkit_cub-sm_XY-<key>.so`, the key a hash of the
+    /// source and nvcc's version: a later run with the same ones loads it without building.
+    pub fn build(source: &Path, dir: &Path, compute: (u32, u32)) -> Result<CubLib, String> {
         let nvcc = nvcc().ok_or("nvcc not found (PATH, /usr/local/cuda/bin)")?;
-        std::fs::create_dir_all(out_dir).map_err(|e| e.to_string())?;
-        let path = out_dir.join("libwarpkit_cub.so");
-        let arch = format!("-arch=sm_{}{}", compute.0, compute.1);
+        let text = std::fs::read(source).map_err(|e| format!("{}: {e}", source.display()))?;
+        let nvcc_version = Command::new(nvcc)
+            .arg("--version")
+            .output()
+            .map_err(|e| e.to_string())?
+            .stdout;
+        let sm = format!("sm_{}{}", compute.0, compute.1);
+        let key = fnv1a(&[&text, sm.as_bytes(), &nvcc_version]);
+        let path = dir.join(format!("libwarpkit_cub-{sm}-{key:016x}.so"));
+        if path.is_file()
+            && let Ok(lib) = CubLib::load(&path)
+        {
+            return Ok(lib);
+        }
+        let work = dir.join(format!("build-{sm}-{key:016x}"));
+        std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+        let arch = format!("-arch={sm}");
+        let mut objects = Vec::new();
+        let mut children = Vec::new();
+        for (i, ty) in TYPES.iter().enumerate() {
+            let object = work.join(format!("{ty}.o"));
+            let mut cmd = Command::new(nvcc);
+            cmd.args(["-O3", "-std=c++17", &arch, "-Xcompiler", "-fPIC", "-c"])
+                .args(unit_defines(i))
+                .arg("-o")
+                .arg(&object)
+                .arg(source)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            children.push((*ty, cmd.spawn().map_err(|e| e.to_string())?));
+            objects.push(object);
+        }
+        let mut errors = String::new();
+        for (ty, child) in children {
+            let out = child.wait_with_output().map_err(|e| e.to_string())?;
+            if !out.status.success() {
+                errors += &format!("nvcc ({ty}):\n{}", String::from_utf8_lossy(&out.stderr));
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let linked = work.join("libwarpkit_cub.so");
         let out = Command::new(nvcc)
-            .args([
-                "-O3",
-                "-std=c++17",
-                &arch,
-                "-shared",
-                "-Xcompiler",
-                "-fPIC",
-                "-o",
-            ])
-            .arg(&path)
-            .arg(source)
+            .args([arch.as_str(), "-shared", "-o"])
+            .arg(&linked)
+            .args(&objects)
             .output()
             .map_err(|e| e.to_string())?;
         if !out.status.success() {
             return Err(format!(
-                "nvcc failed:\n{}",
+                "nvcc -shared failed:\n{}",
                 String::from_utf8_lossy(&out.stderr)
             ));
         }
+        std::fs::rename(&linked, &path).map_err(|e| e.to_string())?;
+        let _ = std::fs::remove_dir_all(&work);
         CubLib::load(&path)
     }
 
@@ -173,6 +209,40 @@ impl CubLib {
             Err(format!("no CUB operation {algo}"))
         }
     }
+}
+
+/// Where the benchmarks build the library: `$WARPKIT_CUB_DIR`, else `target/warpkit-cub`
+/// (on the GPU machine an ignored folder of the repository copy, kept between runs).
+pub fn build_dir() -> PathBuf {
+    std::env::var_os("WARPKIT_CUB_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target/warpkit-cub"))
+}
+
+/// The `-D` flags of compile unit `i`: only type `TYPES[i]`, and the common entry points in
+/// the first unit.
+pub fn unit_defines(i: usize) -> Vec<String> {
+    let mut defs: Vec<String> = TYPES
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != i)
+        .map(|(_, t)| format!("-DWK_SKIP_{}", t.to_uppercase()))
+        .collect();
+    if i > 0 {
+        defs.push("-DWK_SKIP_COMMON".into());
+    }
+    defs
+}
+
+/// 64-bit FNV-1a over the parts (a stable hash, for the build cache's key).
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in part.iter().chain(&[0xff]) {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
 }
 
 /// `CUB_VERSION` (major × 100000 + minor × 100 + patch) as `major.minor.patch`.
@@ -387,6 +457,43 @@ mod tests {
         assert!(source.contains(
             "#define WK_ARGS const void *in, void *out, uint64_t n, void *temp, size_t *temp_bytes, cudaStream_t stream"
         ));
+    }
+
+    #[test]
+    fn each_compile_unit_defines_its_share_once() {
+        // Simulate the preprocessor over the #ifndef WK_SKIP_* guards for every unit: each
+        // name must come from exactly one unit.
+        let source = lib_source();
+        let mut all = Vec::new();
+        for i in 0..TYPES.len() {
+            let defs: Vec<String> = unit_defines(i)
+                .iter()
+                .map(|d| d.trim_start_matches("-D").to_owned())
+                .collect();
+            let mut skipping = false;
+            for line in source.lines() {
+                if let Some(guard) = line.strip_prefix("#ifndef ") {
+                    skipping = defs.iter().any(|d| d == guard.trim());
+                } else if line.starts_with("#endif") {
+                    skipping = false;
+                } else if !skipping {
+                    all.extend(extern_c_names(line));
+                }
+            }
+        }
+        let total = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(total, all.len(), "a name is compiled in two units");
+        let mut expected = symbols();
+        expected.sort();
+        assert_eq!(all, expected);
+    }
+
+    #[test]
+    fn fnv1a_separates_parts() {
+        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
+        assert_eq!(fnv1a(&[b"x"]), fnv1a(&[b"x"]));
     }
 
     #[test]
