@@ -520,6 +520,23 @@ mod tests {
         );
     }
 
+    /// The parallel build and the cache (nvcc needed, no GPU): `cargo test -- --ignored`.
+    #[test]
+    #[ignore = "needs nvcc"]
+    fn builds_and_then_finds_the_library() {
+        let dir = std::env::temp_dir().join(format!("warpkit-cub-test-{}", std::process::id()));
+        let built = CubLib::build(&source(), &dir, (9, 0)).expect("build");
+        assert!(built.path.starts_with(&dir) && built.version.starts_with('3'));
+        let modified = std::fs::metadata(&built.path).unwrap().modified().unwrap();
+        let again = CubLib::build(&source(), &dir, (9, 0)).expect("cached");
+        assert_eq!(again.path, built.path);
+        assert_eq!(
+            std::fs::metadata(&again.path).unwrap().modified().unwrap(),
+            modified
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn versions_read_like_cub() {
         assert_eq!(version_string(300001), "3.0.1");

@@ -1,8 +1,10 @@
 //! Helpers of the throughput benchmark: CUB in the same process ([`cub`]), paired A/B timing
 //! against it ([`pairs`]), cold-L2 runs ([`cold`]), the report ([`report`]).
 //!
-//! One case, with `lib = cub::CubLib::build(&cub::source(), &out, compute)?` and
-//! `sampler = pairs::Sampler::new(&stream, pairs::Config::default())?` made once:
+//! One case, with `lib = cub::CubLib::build(&cub::source(), &cub::build_dir(), compute)?` and
+//! `sampler = pairs::Sampler::new(&stream, pairs::Config::default())?` made once, and
+//! `input_ptrs`/`out_ptr` the raw `CUdeviceptr`s of our buffers (cudarc:
+//! `slice.device_ptr(&stream).0`):
 //!
 //! ```ignore
 //! let mut theirs = cub::CubCase::device(&lib, "reduce_sum", "u32", &input_ptrs, out_ptr, n, &stream)?;

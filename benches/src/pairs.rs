@@ -7,7 +7,8 @@
 //! `iters` back-to-back runs; `iters` is the same for both sides, chosen after the warm-up
 //! so that a sample of the faster side lasts at least [`Config::min_sample`]. Cold-L2
 //! samples ([`L2::Cold`]) time single runs (`iters = 1`), each after an L2 flush that is
-//! enqueued before the start event ([`crate::cold`]).
+//! enqueued before the start event ([`crate::cold`]). Events resolve about 0.5 µs, so a
+//! cold sample of a few-µs launch is coarse on its own; the medians over the pairs are not.
 //!
 //! The result, [`Comparison`], keeps every per-run time: medians and spreads per side, and
 //! the median over pairs of `CUB time / our time`, which cancels drifts that hit both sides of
