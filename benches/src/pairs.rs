@@ -153,11 +153,56 @@ impl Comparison {
 
 /// Runs paired measurements on one stream.
 pub struct Sampler {
+    gpu: Gpu,
+    pub config: Config,
+}
+
+/// The stream, the four events (start and stop of either side's sample) and the L2 flush.
+struct Gpu {
     stream: Arc<CudaStream>,
-    /// Start and stop of either side's sample in a pair.
     events: [CudaEvent; 4],
     flush: Option<L2Flush>,
-    pub config: Config,
+}
+
+impl Gpu {
+    fn flusher(&mut self) -> Result<&mut L2Flush, DriverError> {
+        if self.flush.is_none() {
+            self.flush = Some(L2Flush::new(self.stream.context())?);
+        }
+        Ok(self.flush.as_mut().expect("just set"))
+    }
+}
+
+/// What the schedule needs of the GPU (a model of it in the tests).
+trait Timeline {
+    fn stream(&self) -> sys::CUstream;
+    /// Enqueues an L2 flush.
+    fn flush(&mut self) -> Result<(), DriverError>;
+    /// Records mark `i` (0, 1: start and stop of side 0; 2, 3: of side 1).
+    fn mark(&mut self, i: usize) -> Result<(), DriverError>;
+    /// Waits for the stream; the seconds between marks 0 and 1, and between 2 and 3.
+    fn wait(&mut self) -> Result<[f64; 2], DriverError>;
+}
+
+impl Timeline for Gpu {
+    fn stream(&self) -> sys::CUstream {
+        self.stream.cu_stream()
+    }
+
+    fn flush(&mut self) -> Result<(), DriverError> {
+        let stream = self.stream.clone();
+        self.flusher()?.flush(&stream)
+    }
+
+    fn mark(&mut self, i: usize) -> Result<(), DriverError> {
+        self.events[i].record(&self.stream)
+    }
+
+    fn wait(&mut self) -> Result<[f64; 2], DriverError> {
+        self.stream.synchronize()?;
+        let ms = |s: usize| self.events[2 * s].elapsed_ms(&self.events[2 * s + 1]);
+        Ok([ms(0)? as f64 * 1e-3, ms(1)? as f64 * 1e-3])
+    }
 }
 
 impl Sampler {
@@ -166,29 +211,24 @@ impl Sampler {
         let ctx = stream.context();
         let event = || ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT));
         Ok(Sampler {
-            stream: stream.clone(),
-            events: [event()?, event()?, event()?, event()?],
-            flush: None,
+            gpu: Gpu {
+                stream: stream.clone(),
+                events: [event()?, event()?, event()?, event()?],
+                flush: None,
+            },
             config,
         })
     }
 
     /// The device's L2 size (allocates the flush buffer, 2 × L2, on first use).
     pub fn l2_bytes(&mut self) -> Result<usize, DriverError> {
-        Ok(self.flusher()?.l2_bytes())
+        Ok(self.gpu.flusher()?.l2_bytes())
     }
 
     /// Whether a run touching `bytes` (read + written) fits in L2: then a cold figure is
     /// worth taking beside the warm one.
     pub fn fits_in_l2(&mut self, bytes: usize) -> Result<bool, DriverError> {
-        Ok(self.flusher()?.fits(bytes))
-    }
-
-    fn flusher(&mut self) -> Result<&mut L2Flush, DriverError> {
-        if self.flush.is_none() {
-            self.flush = Some(L2Flush::new(self.stream.context())?);
-        }
-        Ok(self.flush.as_mut().expect("just set"))
+        Ok(self.gpu.flusher()?.fits(bytes))
     }
 
     /// Warm-L2 comparison: back-to-back runs per sample.
@@ -216,87 +256,87 @@ impl Sampler {
         cub: &mut impl Enqueue,
     ) -> Result<Comparison, DriverError> {
         if l2 == L2::Cold {
-            self.flusher()?;
+            self.gpu.flusher()?;
         }
-        let mut sides: [&mut dyn Enqueue; 2] = [ours, cub];
-        let mut runs = [0u64; 2];
-        // First runs untimed: module loading, CUB's first-call set-up.
-        let raw = self.stream.cu_stream();
-        for (side, run) in sides.iter_mut().zip(&mut runs) {
-            side.enqueue(raw, *run);
-            *run += 1;
-        }
-        self.stream.synchronize()?;
-        let first = self.pair(&mut sides, &mut runs, 1, false, 0)?;
-        let mut iters = self.iters_for(first);
-        let warmup = self.config.warmup.as_secs_f64();
-        let mut spent = [0.0; 2];
-        let mut round = 0;
-        while spent.iter().any(|&s| s < warmup) && round < 1_000_000 {
-            let t = self.pair(&mut sides, &mut runs, iters, false, round)?;
-            spent[0] += t[0] * iters as f64;
-            spent[1] += t[1] * iters as f64;
-            iters = self.iters_for(t);
-            round += 1;
-        }
-        let (iters, cold) = match l2 {
-            L2::Warm => (iters, false),
-            L2::Cold => (1, true),
-        };
-        let mut out = Comparison {
-            l2,
-            iters,
-            ours: Vec::with_capacity(self.config.pairs),
-            cub: Vec::with_capacity(self.config.pairs),
-        };
-        for k in 0..self.config.pairs {
-            let t = self.pair(&mut sides, &mut runs, iters, cold, k)?;
-            out.ours.push(t[0]);
-            out.cub.push(t[1]);
-        }
-        Ok(out)
+        schedule(&mut self.gpu, &self.config, l2, [ours, cub])
     }
+}
 
-    /// Runs per sample so that the faster side's sample lasts `min_sample`.
-    fn iters_for(&self, per_run: [f64; 2]) -> u64 {
-        // Event resolution is about 0.5 µs: a shorter reading says little more than "short".
-        let fastest = per_run[0].min(per_run[1]).max(0.5e-6);
-        ((self.config.min_sample.as_secs_f64() / fastest).ceil() as u64)
-            .clamp(1, self.config.max_iters.max(1))
+/// The whole measurement: untimed first runs, the alternating warm-up, the pairs.
+fn schedule(
+    tl: &mut impl Timeline,
+    config: &Config,
+    l2: L2,
+    mut sides: [&mut dyn Enqueue; 2],
+) -> Result<Comparison, DriverError> {
+    let mut runs = [0u64; 2];
+    // First runs untimed: module loading, CUB's first-call set-up.
+    for (side, run) in sides.iter_mut().zip(&mut runs) {
+        side.enqueue(tl.stream(), *run);
+        *run += 1;
     }
+    tl.wait()?;
+    let first = pair(tl, &mut sides, &mut runs, 1, false, 0)?;
+    let mut iters = iters_for(config, first);
+    let warmup = config.warmup.as_secs_f64();
+    let mut spent = [0.0; 2];
+    let mut round = 0;
+    while spent.iter().any(|&s| s < warmup) && round < 1_000_000 {
+        let t = pair(tl, &mut sides, &mut runs, iters, false, round)?;
+        spent[0] += t[0] * iters as f64;
+        spent[1] += t[1] * iters as f64;
+        iters = iters_for(config, t);
+        round += 1;
+    }
+    let (iters, cold) = match l2 {
+        L2::Warm => (iters, false),
+        L2::Cold => (1, true),
+    };
+    let mut out = Comparison {
+        l2,
+        iters,
+        ours: Vec::with_capacity(config.pairs),
+        cub: Vec::with_capacity(config.pairs),
+    };
+    for k in 0..config.pairs {
+        let t = pair(tl, &mut sides, &mut runs, iters, cold, k)?;
+        out.ours.push(t[0]);
+        out.cub.push(t[1]);
+    }
+    Ok(out)
+}
 
-    /// One sample of each side (`iters` runs between two events), in the order A B for even
-    /// `k` and B A for odd; returns the time of one run per side (seconds).
-    fn pair(
-        &mut self,
-        sides: &mut [&mut dyn Enqueue; 2],
-        runs: &mut [u64; 2],
-        iters: u64,
-        cold: bool,
-        k: usize,
-    ) -> Result<[f64; 2], DriverError> {
-        let raw = self.stream.cu_stream();
-        let order = if k.is_multiple_of(2) { [0, 1] } else { [1, 0] };
-        for s in order {
-            if cold {
-                let stream = self.stream.clone();
-                self.flusher()?.flush(&stream)?;
-            }
-            self.events[2 * s].record(&self.stream)?;
-            for _ in 0..iters {
-                sides[s].enqueue(raw, runs[s]);
-                runs[s] += 1;
-            }
-            self.events[2 * s + 1].record(&self.stream)?;
+/// Runs per sample so that the faster side's sample lasts `min_sample`.
+fn iters_for(config: &Config, per_run: [f64; 2]) -> u64 {
+    // Event resolution is about 0.5 µs: a shorter reading says little more than "short".
+    let fastest = per_run[0].min(per_run[1]).max(0.5e-6);
+    ((config.min_sample.as_secs_f64() / fastest).ceil() as u64).clamp(1, config.max_iters.max(1))
+}
+
+/// One sample of each side (`iters` runs between two marks), in the order A B for even `k`
+/// and B A for odd; returns the time of one run per side (seconds).
+fn pair(
+    tl: &mut impl Timeline,
+    sides: &mut [&mut dyn Enqueue; 2],
+    runs: &mut [u64; 2],
+    iters: u64,
+    cold: bool,
+    k: usize,
+) -> Result<[f64; 2], DriverError> {
+    let order = if k.is_multiple_of(2) { [0, 1] } else { [1, 0] };
+    for s in order {
+        if cold {
+            tl.flush()?;
         }
-        self.stream.synchronize()?;
-        let mut t = [0.0; 2];
-        for (s, t) in t.iter_mut().enumerate() {
-            let ms = self.events[2 * s].elapsed_ms(&self.events[2 * s + 1])?;
-            *t = ms as f64 * 1e-3 / iters as f64;
+        tl.mark(2 * s)?;
+        for _ in 0..iters {
+            sides[s].enqueue(tl.stream(), runs[s]);
+            runs[s] += 1;
         }
-        Ok(t)
+        tl.mark(2 * s + 1)?;
     }
+    let t = tl.wait()?;
+    Ok([t[0] / iters as f64, t[1] / iters as f64])
 }
 
 /// Adds `<id>/warpkit` and `<id>/cub` to criterion's report: each side timed by criterion on
@@ -340,6 +380,8 @@ pub fn time_runs(stream: &Arc<CudaStream>, iters: u64, side: &mut impl Enqueue) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
 
     #[test]
     fn quantiles_interpolate() {
@@ -390,6 +432,178 @@ mod tests {
     #[should_panic(expected = "unpaired")]
     fn ratios_need_pairs() {
         pair_ratios(&[1.0, 2.0], &[1.0]);
+    }
+
+    /// What reached the model GPU, in order.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Op {
+        Run(usize, u64),
+        Mark(usize),
+        Flush,
+    }
+
+    /// A model GPU: a run of side `s` takes `cost[s]` seconds, twice that while the clock is
+    /// still low (the first 50 ms of work), plus `cold_miss` when an L2 flush came since the
+    /// side's last run.
+    struct Model {
+        log: Rc<RefCell<Vec<Op>>>,
+        cost: [f64; 2],
+        cold_miss: f64,
+        done: usize,
+        clock: f64,
+        flushed: [bool; 2],
+    }
+
+    impl Timeline for Model {
+        fn stream(&self) -> sys::CUstream {
+            std::ptr::null_mut()
+        }
+        fn flush(&mut self) -> Result<(), DriverError> {
+            self.log.borrow_mut().push(Op::Flush);
+            Ok(())
+        }
+        fn mark(&mut self, i: usize) -> Result<(), DriverError> {
+            self.log.borrow_mut().push(Op::Mark(i));
+            Ok(())
+        }
+        fn wait(&mut self) -> Result<[f64; 2], DriverError> {
+            let log = self.log.borrow();
+            let (mut start, mut t) = ([0.0; 2], [0.0; 2]);
+            for op in &log[self.done..] {
+                match *op {
+                    Op::Flush => self.flushed = [true; 2],
+                    Op::Mark(i) if i % 2 == 0 => start[i / 2] = self.clock,
+                    Op::Mark(i) => t[i / 2] = self.clock - start[i / 2],
+                    Op::Run(s, _) => {
+                        let slow = if self.clock < 0.05 { 2.0 } else { 1.0 };
+                        let miss = if self.flushed[s] { self.cold_miss } else { 0.0 };
+                        self.flushed[s] = false;
+                        self.clock += self.cost[s] * slow + miss;
+                    }
+                }
+            }
+            self.done = log.len();
+            Ok(t)
+        }
+    }
+
+    fn model_run(l2: L2) -> (Comparison, Vec<Op>, Config) {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut model = Model {
+            log: log.clone(),
+            cost: [2e-6, 3e-6],
+            cold_miss: 1e-6,
+            done: 0,
+            clock: 0.0,
+            flushed: [false; 2],
+        };
+        let side = |s: usize| {
+            let log = log.clone();
+            move |_: sys::CUstream, run: u64| log.borrow_mut().push(Op::Run(s, run))
+        };
+        let (mut a, mut b) = (side(0), side(1));
+        let config = Config::default();
+        let c = schedule(&mut model, &config, l2, [&mut a, &mut b]).unwrap();
+        let ops = log.borrow().clone();
+        (c, ops, config)
+    }
+
+    /// The sampled pairs: the ops after the warm-up (the last `pairs` pairs of marks).
+    fn sampled(ops: &[Op], pairs: usize) -> &[Op] {
+        let starts: Vec<usize> = (0..ops.len())
+            .filter(|&i| matches!(ops[i], Op::Mark(0) | Op::Mark(2)))
+            .collect();
+        let first = starts[starts.len() - 2 * pairs];
+        // Include a flush enqueued just before the first start mark.
+        &ops[if first > 0 && ops[first - 1] == Op::Flush {
+            first - 1
+        } else {
+            first
+        }..]
+    }
+
+    #[test]
+    fn warm_schedule_on_a_model_gpu() {
+        let (c, ops, config) = model_run(L2::Warm);
+        assert_eq!((c.ours.len(), c.cub.len()), (config.pairs, config.pairs));
+        // The clock is up after the warm-up: samples of 1 ms of the faster side.
+        assert_eq!(c.iters, 500);
+        assert!((c.ours().median - 2e-6).abs() < 1e-12);
+        assert!((c.ratio() - 1.5).abs() < 1e-9);
+        assert!(!ops.contains(&Op::Flush));
+        // Each side ran its runs in order, as many as the other.
+        for s in 0..2 {
+            let runs: Vec<u64> = ops
+                .iter()
+                .filter_map(|op| match *op {
+                    Op::Run(side, r) if side == s => Some(r),
+                    _ => None,
+                })
+                .collect();
+            assert!(runs.iter().enumerate().all(|(i, &r)| r == i as u64));
+        }
+        // Warm-up: at least `warmup` of GPU time per side (as the model ran it: slow clock
+        // first) before the first sampled pair.
+        let sample = sampled(&ops, config.pairs);
+        let before = &ops[..ops.len() - sample.len()];
+        let (mut clock, mut spent) = (0.0, [0.0; 2]);
+        for op in before {
+            if let Op::Run(s, _) = *op {
+                let t = [2e-6, 3e-6][s] * if clock < 0.05 { 2.0 } else { 1.0 };
+                clock += t;
+                spent[s] += t;
+            }
+        }
+        let warmup = config.warmup.as_secs_f64();
+        assert!(spent.iter().all(|&t| t >= warmup), "{spent:?}");
+        // ... and not much more: the last warm-up pair adds at most 1 ms per side.
+        assert!(spent.iter().any(|&t| t < warmup + 2e-3), "{spent:?}");
+        // Sampled pairs alternate which side goes first; both sides run `iters` per sample.
+        let firsts: Vec<usize> = sample
+            .iter()
+            .filter_map(|op| match op {
+                Op::Mark(i) if i % 2 == 0 => Some(i / 2),
+                _ => None,
+            })
+            .step_by(2)
+            .collect();
+        assert_eq!(firsts.len(), config.pairs);
+        assert!(firsts.iter().enumerate().all(|(k, &s)| s == k % 2));
+        let runs_between = sample
+            .split(|op| matches!(op, Op::Mark(_)))
+            .filter(|chunk| !chunk.is_empty())
+            .map(<[Op]>::len)
+            .collect::<Vec<_>>();
+        assert_eq!(runs_between.len(), 2 * config.pairs);
+        assert!(runs_between.iter().all(|&n| n == 500));
+    }
+
+    #[test]
+    fn cold_schedule_flushes_before_every_single_run() {
+        let (c, ops, config) = model_run(L2::Cold);
+        assert_eq!(c.iters, 1);
+        // (3 + 1) µs against (2 + 1) µs: the miss is paid on every sample.
+        assert!((c.ratio() - 4.0 / 3.0).abs() < 1e-9, "{}", c.ratio());
+        let sample = sampled(&ops, config.pairs);
+        let mut starts = 0;
+        for (i, op) in sample.iter().enumerate() {
+            if let Op::Mark(m) = op
+                && m % 2 == 0
+            {
+                assert_eq!(sample[i - 1], Op::Flush, "no flush before sample start {i}");
+                starts += 1;
+            }
+        }
+        assert_eq!(starts, 2 * config.pairs);
+        // No flush inside a timed sample.
+        let mut timing = false;
+        for op in sample {
+            match op {
+                Op::Mark(m) => timing = m % 2 == 0,
+                Op::Flush => assert!(!timing, "flush between the events"),
+                Op::Run(..) => {}
+            }
+        }
     }
 
     #[test]

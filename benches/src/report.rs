@@ -142,6 +142,9 @@ pub fn csv(rows: &[Row]) -> String {
 pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let warm: Vec<Row> = rows.iter().filter(|r| r.l2 == L2::Warm).cloned().collect();
     let rows = &warm[..];
+    if rows.is_empty() {
+        return Err("no warm rows to plot".into());
+    }
     let mut algos: Vec<&str> = Vec::new();
     for r in rows {
         if !algos.contains(&r.algo.as_str()) {
