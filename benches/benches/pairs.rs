@@ -2,7 +2,7 @@
 //! sampler without warpkit's kernels.
 //!
 //! 1. Builds `libwarpkit_cub.so` and checks every entry point (9 whole-array operations and
-//!    2 row operations on 6 types) against a host reference on small non-zero inputs.
+//!    4 row operations on 6 types) against a host reference on small non-zero inputs.
 //! 2. Times, paired on one stream, warm and (where the data fits in L2) cold:
 //!    - `aa_scan_inclusive_sum`: CUB against itself, an A/A test: the pair ratio must read
 //!      1.00 within 10%, or the run fails;
@@ -345,7 +345,7 @@ fn check<T: Elem>(
         checked += 1;
     }
     for algo in cub::ROW_ALGOS {
-        let per_row = if algo == "rows_reduce_sum" {
+        let per_row = if algo.contains("reduce") {
             "reduce_sum"
         } else {
             "scan_inclusive_sum"

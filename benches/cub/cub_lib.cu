@@ -16,6 +16,9 @@
 //                      a counting iterator: no offset array is read)
 //     rows_scan_sum    cub::DeviceScan::InclusiveSumByKey with key = index / width (computed,
 //                      not read): CUB 3.0 has no segmented scan, this is its closest analogue
+//     rows_warp_reduce_sum, rows_warp_scan_sum (inclusive)
+//                      one warp per row with cub::WarpReduce / cub::WarpScan in a kernel of
+//                      ours, as warpkit's rows operations work (no temporary storage)
 //     type: u32 i32 u64 i64 f32 f64
 // Item counts below 2^32 use 32-bit offsets (CUB's fastest path), larger ones 64-bit.
 // -DWK_SKIP_<TYPE> (U32 ... F64) and -DWK_SKIP_COMMON leave parts out, so that the builder can
@@ -103,6 +106,81 @@ template <typename T> cudaError_t rows_scan_sum(const void* in, void* out, uint6
   });
 }
 
+// One warp per row, as warpkit's rows operations: cub::WarpReduce / cub::WarpScan in a plain
+// grid-stride kernel of 256 threads (the comparison the README's rows figures were taken with).
+template <typename T>
+__global__ void rows_warp_reduce_kernel(const T* in, T* out, uint64_t rows, uint64_t width) {
+  using WarpReduce = cub::WarpReduce<T>;
+  __shared__ typename WarpReduce::TempStorage tmp[8];
+  const unsigned lane = threadIdx.x % 32, w = threadIdx.x / 32;
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x / 32;
+  for (uint64_t row = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; row < rows; row += stride) {
+    const T* r = in + row * width;
+    T acc = T(0);
+    for (uint64_t i = lane; i < width; i += 32) acc += r[i];
+    T total = WarpReduce(tmp[w]).Sum(acc);
+    if (lane == 0) out[row] = total;
+    __syncwarp();
+  }
+}
+
+template <typename T>
+__global__ void rows_warp_scan_kernel(const T* in, T* out, uint64_t rows, uint64_t width) {
+  using WarpScan = cub::WarpScan<T>;
+  __shared__ typename WarpScan::TempStorage tmp[8];
+  const unsigned lane = threadIdx.x % 32, w = threadIdx.x / 32;
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x / 32;
+  for (uint64_t row = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; row < rows; row += stride) {
+    const T* r = in + row * width;
+    T* o = out + row * width;
+    T carry = T(0);
+    for (uint64_t base = 0; base < width; base += 32 * 4) {
+      T items[4];
+      for (int k = 0; k < 4; k++) {
+        uint64_t i = base + lane * 4 + k;
+        items[k] = i < width ? r[i] : T(0);
+      }
+      T total = items[0] + items[1] + items[2] + items[3], before, aggregate;
+      WarpScan(tmp[w]).ExclusiveSum(total, before, aggregate);
+      __syncwarp();
+      T run = carry + before;
+      for (int k = 0; k < 4; k++) {
+        uint64_t i = base + lane * 4 + k;
+        run += items[k];
+        if (i < width) o[i] = run;
+      }
+      carry += aggregate;
+    }
+  }
+}
+
+// Blocks for the warp-per-row kernels: 8 rows per block, at most 64 blocks per SM.
+inline cudaError_t row_blocks(uint64_t rows, unsigned* blocks) {
+  int device = 0, sms = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  uint64_t want = rows / 8 + 1, most = (uint64_t)sms * 64;
+  *blocks = (unsigned)(want < most ? want : most);
+  return e;
+}
+
+template <typename T> cudaError_t rows_warp_reduce_sum(const void* in, void* out, uint64_t rows, uint64_t width, void* temp, size_t* temp_bytes, cudaStream_t s) {
+  if (temp == nullptr) { *temp_bytes = 0; return cudaSuccess; }
+  unsigned blocks;
+  cudaError_t e = row_blocks(rows, &blocks);
+  if (e != cudaSuccess) return e;
+  rows_warp_reduce_kernel<T><<<blocks, 256, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(out), rows, width);
+  return cudaGetLastError();
+}
+template <typename T> cudaError_t rows_warp_scan_sum(const void* in, void* out, uint64_t rows, uint64_t width, void* temp, size_t* temp_bytes, cudaStream_t s) {
+  if (temp == nullptr) { *temp_bytes = 0; return cudaSuccess; }
+  unsigned blocks;
+  cudaError_t e = row_blocks(rows, &blocks);
+  if (e != cudaSuccess) return e;
+  rows_warp_scan_kernel<T><<<blocks, 256, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(out), rows, width);
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 #define WK_ARGS const void *in, void *out, uint64_t n, void *temp, size_t *temp_bytes, cudaStream_t stream
@@ -129,6 +207,8 @@ extern "C" int warpkit_cub_scan_exclusive_min_u32(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_u32(WK_ARGS) { return scan_exclusive_max<uint32_t>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_u32(WK_ROW_ARGS) { return rows_reduce_sum<uint32_t>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_u32(WK_ROW_ARGS) { return rows_scan_sum<uint32_t>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_reduce_sum_u32(WK_ROW_ARGS) { return rows_warp_reduce_sum<uint32_t>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_scan_sum_u32(WK_ROW_ARGS) { return rows_warp_scan_sum<uint32_t>(WK_ROW_PASS); }
 #endif
 // i32
 #ifndef WK_SKIP_I32
@@ -143,6 +223,8 @@ extern "C" int warpkit_cub_scan_exclusive_min_i32(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_i32(WK_ARGS) { return scan_exclusive_max<int32_t>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_i32(WK_ROW_ARGS) { return rows_reduce_sum<int32_t>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_i32(WK_ROW_ARGS) { return rows_scan_sum<int32_t>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_reduce_sum_i32(WK_ROW_ARGS) { return rows_warp_reduce_sum<int32_t>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_scan_sum_i32(WK_ROW_ARGS) { return rows_warp_scan_sum<int32_t>(WK_ROW_PASS); }
 #endif
 // u64
 #ifndef WK_SKIP_U64
@@ -157,6 +239,8 @@ extern "C" int warpkit_cub_scan_exclusive_min_u64(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_u64(WK_ARGS) { return scan_exclusive_max<uint64_t>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_u64(WK_ROW_ARGS) { return rows_reduce_sum<uint64_t>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_u64(WK_ROW_ARGS) { return rows_scan_sum<uint64_t>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_reduce_sum_u64(WK_ROW_ARGS) { return rows_warp_reduce_sum<uint64_t>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_scan_sum_u64(WK_ROW_ARGS) { return rows_warp_scan_sum<uint64_t>(WK_ROW_PASS); }
 #endif
 // i64
 #ifndef WK_SKIP_I64
@@ -171,6 +255,8 @@ extern "C" int warpkit_cub_scan_exclusive_min_i64(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_i64(WK_ARGS) { return scan_exclusive_max<int64_t>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_i64(WK_ROW_ARGS) { return rows_reduce_sum<int64_t>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_i64(WK_ROW_ARGS) { return rows_scan_sum<int64_t>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_reduce_sum_i64(WK_ROW_ARGS) { return rows_warp_reduce_sum<int64_t>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_scan_sum_i64(WK_ROW_ARGS) { return rows_warp_scan_sum<int64_t>(WK_ROW_PASS); }
 #endif
 // f32
 #ifndef WK_SKIP_F32
@@ -185,6 +271,8 @@ extern "C" int warpkit_cub_scan_exclusive_min_f32(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_f32(WK_ARGS) { return scan_exclusive_max<float>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_f32(WK_ROW_ARGS) { return rows_reduce_sum<float>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_f32(WK_ROW_ARGS) { return rows_scan_sum<float>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_reduce_sum_f32(WK_ROW_ARGS) { return rows_warp_reduce_sum<float>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_scan_sum_f32(WK_ROW_ARGS) { return rows_warp_scan_sum<float>(WK_ROW_PASS); }
 #endif
 // f64
 #ifndef WK_SKIP_F64
@@ -199,4 +287,6 @@ extern "C" int warpkit_cub_scan_exclusive_min_f64(WK_ARGS) { return scan_exclusi
 extern "C" int warpkit_cub_scan_exclusive_max_f64(WK_ARGS) { return scan_exclusive_max<double>(WK_PASS); }
 extern "C" int warpkit_cub_rows_reduce_sum_f64(WK_ROW_ARGS) { return rows_reduce_sum<double>(WK_ROW_PASS); }
 extern "C" int warpkit_cub_rows_scan_sum_f64(WK_ROW_ARGS) { return rows_scan_sum<double>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_reduce_sum_f64(WK_ROW_ARGS) { return rows_warp_reduce_sum<double>(WK_ROW_PASS); }
+extern "C" int warpkit_cub_rows_warp_scan_sum_f64(WK_ROW_ARGS) { return rows_warp_scan_sum<double>(WK_ROW_PASS); }
 #endif

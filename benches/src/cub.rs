@@ -27,8 +27,15 @@ pub const DEVICE_ALGOS: [&str; 9] = [
 ];
 /// Uniform rows: `warpkit_cub_<algo>_<type>(in, out, rows, width, temp, temp_bytes, stream)`.
 /// `rows_reduce_sum` is `DeviceSegmentedReduce::Sum`; `rows_scan_sum` (inclusive) is
-/// `DeviceScan::InclusiveSumByKey` with computed row keys (CUB 3.0 has no segmented scan).
-pub const ROW_ALGOS: [&str; 2] = ["rows_reduce_sum", "rows_scan_sum"];
+/// `DeviceScan::InclusiveSumByKey` with computed row keys (CUB 3.0 has no segmented scan);
+/// `rows_warp_*` are one warp per row with `cub::WarpReduce`/`cub::WarpScan` in a plain
+/// kernel (what warpkit's rows operations do; the README's earlier rows figures).
+pub const ROW_ALGOS: [&str; 4] = [
+    "rows_reduce_sum",
+    "rows_scan_sum",
+    "rows_warp_reduce_sum",
+    "rows_warp_scan_sum",
+];
 /// Entry points besides the operations.
 pub const EXTRA_SYMBOLS: [&str; 2] = ["warpkit_cub_version", "warpkit_cub_error_string"];
 
@@ -420,7 +427,7 @@ mod tests {
     fn loader_names_match_the_library_source() {
         let mut defined = extern_c_names(&lib_source());
         let mut expected = symbols();
-        assert_eq!(expected.len(), 6 * 11 + 2);
+        assert_eq!(expected.len(), 6 * 13 + 2);
         let before = defined.len();
         defined.sort();
         defined.dedup();
