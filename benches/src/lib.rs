@@ -8,10 +8,11 @@
 //!
 //! ```ignore
 //! let mut theirs = cub::CubCase::device(&lib, "reduce_sum", "u32", &input_ptrs, out_ptr, n, &stream)?;
-//! let c = sampler.warm(&mut |_s, i| { q.reduce_into(&inputs[i as usize % k], &mut r, Sum).unwrap(); }, &mut theirs)?;
+//! let c = sampler.warm(&mut |_s: CUstream, i: u64| { q.reduce_into(&inputs[i as usize % k], &mut r, Sum).unwrap(); }, &mut theirs)?;
 //! rows.push(report::Row::from_comparison("reduce_sum", "u32", n, bytes, &c, read_bw, "read"));
 //! ```
 //!
+//! (`CUstream` is `cudarc::driver::sys::CUstream`; closures need their argument types written.)
 //! Ours must run on `stream` (the closure also gets the raw `CUstream`) and rotate over the
 //! same buffers by the run index, as [`cub::CubCase`] does. `sampler.cold(..)` is the same
 //! with an L2 flush before each single timed run, for cases where `sampler.fits_in_l2(bytes)`.
