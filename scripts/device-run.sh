@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (no cargo there), from the repository root, over the executables
-# that `cargo xtask gpu-pack` put in .device/bin. Usage: scripts/device-run.sh [suite|bench|sanitize|sass]...
+# that `cargo xtask gpu-pack` put in .device/bin. Usage: scripts/device-run.sh [suite|bench|pairs|sanitize|sass]...
 # Results and logs go to $OUT (the device tool's output folder) or ./device-out.
 set -u
 out=${OUT:-device-out}; mkdir -p "$out"
@@ -13,8 +13,12 @@ for task in "${@:-suite}"; do
     suite)
       for t in "$bin"/test-conformance "$bin"/test-algorithms; do run "$t" --test-threads=1 --nocapture; done
       run "$bin"/bin-user-app ;;
-    bench)
-      WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-throughput --bench ${BENCH_ARGS:-} ;;
+    bench|pairs)
+      # The benchmarks build CUB's library (benches/cub/cub_lib.cu) with nvcc at start.
+      export PATH="$PATH:/usr/local/cuda/bin"
+      # bench-pairs: checks every CUB entry point, then paired CUB A/A and copy-vs-CUB timings.
+      WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-pairs --bench
+      [ "$task" = pairs ] || WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-throughput --bench ${BENCH_ARGS:-} ;;
     sanitize)
       for tool in memcheck racecheck synccheck initcheck; do
         run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit reduce --type f32 --n 1000003

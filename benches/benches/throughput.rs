@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::time::Duration;
 use warpkit::ops::{Max, Min, Sum};
-use warpkit_benches::{cub::Cub, report, timing};
+use warpkit_benches::{report, timing};
 use warpkit_host::{DeviceOp, Element, Queue, ScanKind, Warpkit, arg};
 
 /// Inputs rotate over at least this many bytes so that repeated runs do not hit in L2.
@@ -22,7 +22,6 @@ struct Bench<'a> {
     wk: &'a Warpkit,
     stream: &'a Stream,
     criterion: Criterion,
-    cub: Option<Cub>,
     read_bw: f64,
     copy_bw: f64,
     rows: Vec<report::Row>,
@@ -58,19 +57,8 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/warpkit-bench"));
     std::fs::create_dir_all(&out).expect("output folder");
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cub/cub_bench.cu");
-    let source = if source.is_file() {
-        source
-    } else {
-        PathBuf::from("benches/cub/cub_bench.cu")
-    };
-    let cub = match Cub::build(&source, &out, wk.compute_capability()) {
-        Ok(c) => Some(c),
-        Err(e) => {
-            eprintln!("CUB comparison off: {e}");
-            None
-        }
-    };
+    // CUB moved into this process (warpkit_benches::{cub, pairs}); the cases are wired to
+    // the paired sampler when warpkit-host runs on cudarc. Until then: no CUB column.
     let (measure, warm) = if quick {
         (Duration::from_millis(400), Duration::from_millis(150))
     } else {
@@ -96,7 +84,6 @@ fn main() {
         wk: &wk,
         stream: &stream,
         criterion,
-        cub,
         read_bw: 0.0,
         copy_bw: 0.0,
         rows: Vec::new(),
@@ -121,14 +108,11 @@ fn main() {
     }
     b.progress.finish_with_message("done");
     let header = format!(
-        "Device: {}. Date: {}. Read limit {:.0} GB/s, copy limit {:.0} GB/s (measured in this run). CUB {}.",
+        "Device: {}. Date: {}. Read limit {:.0} GB/s, copy limit {:.0} GB/s (measured in this run).",
         wk.describe(),
         date(),
         b.read_bw / 1e9,
         b.copy_bw / 1e9,
-        b.cub
-            .as_ref()
-            .map_or("not available (no nvcc)".into(), |c| c.version.clone())
     );
     let md = report::markdown(&b.rows, &header);
     std::fs::write(out.join("bench.md"), &md).expect("write bench.md");
@@ -235,7 +219,6 @@ impl Bench<'_> {
         ours: f64,
         reduce_like: bool,
     ) {
-        let cub = self.cub.as_ref().and_then(|c| c.time(algo, ty, n));
         let (limit, limit_name) = if reduce_like {
             (self.read_bw, "read")
         } else {
@@ -247,9 +230,9 @@ impl Bench<'_> {
             n,
             bytes,
             ours,
-            cub,
             limit,
             limit_name,
+            ..Default::default()
         });
         self.progress.inc(1);
         self.progress

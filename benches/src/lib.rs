@@ -1,5 +1,27 @@
-//! Helpers of the throughput benchmark: CUDA-event timing, CUB, the report.
+//! Helpers of the throughput benchmark: CUB in the same process ([`cub`]), paired A/B timing
+//! against it ([`pairs`]), cold-L2 runs ([`cold`]), the report ([`report`]).
+//!
+//! One case, with `lib = cub::CubLib::build(&cub::source(), &cub::build_dir(), compute)?` and
+//! `sampler = pairs::Sampler::new(&stream, pairs::Config::default())?` made once, and
+//! `input_ptrs`/`out_ptr` the raw `CUdeviceptr`s of our buffers (cudarc:
+//! `slice.device_ptr(&stream).0`):
+//!
+//! ```ignore
+//! let mut theirs = cub::CubCase::device(&lib, "reduce_sum", "u32", &input_ptrs, out_ptr, n, &stream)?;
+//! let c = sampler.warm(&mut |_s: CUstream, i: u64| { q.reduce_into(&inputs[i as usize % k], &mut r, Sum).unwrap(); }, &mut theirs)?;
+//! rows.push(report::Row::from_comparison("reduce_sum", "u32", n, bytes, &c, read_bw, "read"));
+//! ```
+//!
+//! (`CUstream` is `cudarc::driver::sys::CUstream`; closures need their argument types written.)
+//! Ours must run on `stream` (the closure also gets the raw `CUstream`) and rotate over the
+//! same buffers by the run index, as [`cub::CubCase`] does. `sampler.cold(..)` is the same
+//! with an L2 flush before each single timed run, for cases where `sampler.fits_in_l2(bytes)`.
+//! [`pairs::criterion_sides`] adds both sides to criterion's report (unpaired; the tables
+//! use the paired figures).
 
+pub mod cold;
 pub mod cub;
+pub mod mem;
+pub mod pairs;
 pub mod report;
 pub mod timing;

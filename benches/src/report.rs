@@ -1,11 +1,13 @@
 //! The results table (markdown, CSV) and a throughput plot (SVG).
 
+use crate::pairs::{Comparison, L2};
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// One measured case.
-#[derive(Clone, Debug)]
+/// One measured case. Times are seconds per run: medians of the paired samples when the row
+/// comes from [`Row::from_comparison`], with the 10th-90th percentiles beside them.
+#[derive(Clone, Debug, Default)]
 pub struct Row {
     pub algo: String,
     pub ty: &'static str,
@@ -17,39 +19,88 @@ pub struct Row {
     /// The matching limit: read bandwidth for reductions, copy bandwidth for scans (bytes/s).
     pub limit: f64,
     pub limit_name: &'static str,
+    /// Warm or cold L2 before each run.
+    pub l2: L2,
+    /// 10th and 90th percentiles of our samples.
+    pub ours_spread: Option<(f64, f64)>,
+    pub cub_spread: Option<(f64, f64)>,
+    /// Median over pairs of `CUB time / our time` (above 1: ours is faster).
+    pub pair_ratio: Option<f64>,
 }
 
 impl Row {
     pub fn bandwidth(&self, seconds: f64) -> f64 {
         self.bytes / seconds
     }
+
+    /// A row from a paired measurement.
+    pub fn from_comparison(
+        algo: &str,
+        ty: &'static str,
+        n: usize,
+        bytes: f64,
+        c: &Comparison,
+        limit: f64,
+        limit_name: &'static str,
+    ) -> Row {
+        let (ours, cub) = (c.ours(), c.cub());
+        Row {
+            algo: algo.into(),
+            ty,
+            n,
+            bytes,
+            ours: ours.median,
+            cub: Some(cub.median),
+            limit,
+            limit_name,
+            l2: c.l2,
+            ours_spread: Some((ours.p10, ours.p90)),
+            cub_spread: Some((cub.p10, cub.p90)),
+            pair_ratio: Some(c.ratio()),
+        }
+    }
+
+    /// CUB time over ours: the median pair ratio, or the ratio of the medians for unpaired rows.
+    pub fn speedup(&self) -> Option<f64> {
+        self.pair_ratio.or(self.cub.map(|c| c / self.ours))
+    }
 }
 
+fn us_range(s: Option<(f64, f64)>) -> String {
+    s.map(|(a, b)| format!("{:.1}-{:.1}", a * 1e6, b * 1e6))
+        .unwrap_or_default()
+}
+
+/// Per row: the median time, the 10th-90th percentile range, throughput against the limit,
+/// CUB's median and range, and the speed-up (median over pairs of CUB time / our time).
 pub fn markdown(rows: &[Row], header: &str) -> String {
     let mut s = format!(
-        "{header}\n\n| operation | type | n | time (µs) | Gelem/s | GB/s | % of limit | CUB (µs) | CUB GB/s | ours / CUB |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+        "{header}\n\n| operation | type | n | L2 | time (µs) | p10-p90 (µs) | Gelem/s | GB/s | % of limit | CUB (µs) | CUB p10-p90 (µs) | CUB GB/s | CUB / ours (paired) |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
     for r in rows {
-        let (cub_us, cub_bw, ratio) = match r.cub {
+        let (cub_us, cub_bw) = match r.cub {
             Some(c) => (
                 format!("{:.1}", c * 1e6),
                 format!("{:.0}", r.bandwidth(c) / 1e9),
-                format!("{:.2}x", c / r.ours),
             ),
-            None => (String::new(), String::new(), String::new()),
+            None => (String::new(), String::new()),
         };
+        let ratio = r.speedup().map(|x| format!("{x:.2}x")).unwrap_or_default();
         let _ = writeln!(
             s,
-            "| {} | {} | 2^{} | {:.1} | {:.1} | {:.0} | {:.0}% ({}) | {} | {} | {} |",
+            "| {} | {} | 2^{} | {} | {:.1} | {} | {:.1} | {:.0} | {:.0}% ({}) | {} | {} | {} | {} |",
             r.algo,
             r.ty,
             r.n.trailing_zeros(),
+            r.l2.name(),
             r.ours * 1e6,
+            us_range(r.ours_spread),
             r.n as f64 / r.ours / 1e9,
             r.bandwidth(r.ours) / 1e9,
             100.0 * r.bandwidth(r.ours) / r.limit,
             r.limit_name,
             cub_us,
+            us_range(r.cub_spread),
             cub_bw,
             ratio
         );
@@ -57,30 +108,43 @@ pub fn markdown(rows: &[Row], header: &str) -> String {
     s
 }
 
+const CSV_HEADER: &str = "operation,type,n,l2,seconds,elements_per_second,bytes_per_second,limit,limit_bytes_per_second,cub_seconds,seconds_p10,seconds_p90,cub_seconds_p10,cub_seconds_p90,pair_ratio_median";
+
 pub fn csv(rows: &[Row]) -> String {
-    let mut s = String::from(
-        "operation,type,n,seconds,elements_per_second,bytes_per_second,limit,limit_bytes_per_second,cub_seconds\n",
-    );
+    let opt = |v: Option<f64>| v.map(|x| format!("{x:e}")).unwrap_or_default();
+    let mut s = format!("{CSV_HEADER}\n");
     for r in rows {
         let _ = writeln!(
             s,
-            "{},{},{},{:e},{:e},{:e},{},{:e},{}",
+            "{},{},{},{},{:e},{:e},{:e},{},{:e},{},{},{},{},{},{}",
             r.algo,
             r.ty,
             r.n,
+            r.l2.name(),
             r.ours,
             r.n as f64 / r.ours,
             r.bandwidth(r.ours),
             r.limit_name,
             r.limit,
-            r.cub.map(|c| format!("{c:e}")).unwrap_or_default()
+            opt(r.cub),
+            opt(r.ours_spread.map(|s| s.0)),
+            opt(r.ours_spread.map(|s| s.1)),
+            opt(r.cub_spread.map(|s| s.0)),
+            opt(r.cub_spread.map(|s| s.1)),
+            opt(r.pair_ratio),
         );
     }
     s
 }
 
-/// GB/s against log2(n), one panel per operation: ours (solid), CUB (dashed), the limit (grey).
+/// GB/s against log2(n), one panel per operation: ours (lines), CUB (dots), the limit (grey).
+/// Warm-L2 rows only (the cold ones are in the tables).
 pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let warm: Vec<Row> = rows.iter().filter(|r| r.l2 == L2::Warm).cloned().collect();
+    let rows = &warm[..];
+    if rows.is_empty() {
+        return Err("no warm rows to plot".into());
+    }
     let mut algos: Vec<&str> = Vec::new();
     for r in rows {
         if !algos.contains(&r.algo.as_str()) {
@@ -161,12 +225,26 @@ pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>>
     Ok(())
 }
 
-/// Reads rows back from [`csv`]'s output (for redrawing a plot without a GPU).
+/// Reads rows back from [`csv`]'s output (for redrawing a plot without a GPU). Columns are
+/// found by name, so CSVs written before the paired columns existed still load (as warm,
+/// unpaired rows).
 pub fn parse_csv(text: &str) -> Result<Vec<Row>, String> {
     const TYPES: [&str; 6] = ["u32", "i32", "f32", "u64", "i64", "f64"];
     const LIMITS: [&str; 2] = ["read", "copy"];
-    text.lines()
-        .skip(1)
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
+    let col = |name: &str| header.iter().position(|h| h.trim() == name);
+    let need = |name: &str| col(name).ok_or(format!("no column {name}"));
+    let (c_algo, c_ty, c_n, c_s, c_bps, c_limit, c_lbps) = (
+        need("operation")?,
+        need("type")?,
+        need("n")?,
+        need("seconds")?,
+        need("bytes_per_second")?,
+        need("limit")?,
+        need("limit_bytes_per_second")?,
+    );
+    lines
         .filter(|l| !l.trim().is_empty())
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
@@ -175,24 +253,38 @@ pub fn parse_csv(text: &str) -> Result<Vec<Row>, String> {
                     .and_then(|v| v.parse::<f64>().ok())
                     .ok_or(format!("bad field {i} in `{line}`"))
             };
+            let opt = |name: &str| {
+                col(name)
+                    .and_then(|i| f.get(i))
+                    .and_then(|v| v.parse::<f64>().ok())
+            };
             let ty = TYPES
                 .into_iter()
-                .find(|t| f.get(1) == Some(t))
+                .find(|t| f.get(c_ty) == Some(t))
                 .ok_or(format!("bad type in `{line}`"))?;
             let limit_name = LIMITS
                 .into_iter()
-                .find(|t| f.get(6) == Some(t))
+                .find(|t| f.get(c_limit) == Some(t))
                 .ok_or(format!("bad limit in `{line}`"))?;
-            let (seconds, bytes_per_second) = (num(3)?, num(5)?);
+            let l2 = match col("l2").and_then(|i| f.get(i)) {
+                Some(v) => L2::parse(v).ok_or(format!("bad l2 in `{line}`"))?,
+                None => L2::Warm,
+            };
+            let pair = |a: &str, b: &str| opt(a).zip(opt(b));
+            let (seconds, bytes_per_second) = (num(c_s)?, num(c_bps)?);
             Ok(Row {
-                algo: f[0].to_owned(),
+                algo: f[c_algo].to_owned(),
                 ty,
-                n: num(2)? as usize,
+                n: num(c_n)? as usize,
                 bytes: seconds * bytes_per_second,
                 ours: seconds,
-                cub: f.get(8).and_then(|v| v.parse().ok()),
-                limit: num(7)?,
+                cub: opt("cub_seconds"),
+                limit: num(c_lbps)?,
                 limit_name,
+                l2,
+                ours_spread: pair("seconds_p10", "seconds_p90"),
+                cub_spread: pair("cub_seconds_p10", "cub_seconds_p90"),
+                pair_ratio: opt("pair_ratio_median"),
             })
         })
         .collect()
@@ -202,26 +294,99 @@ pub fn parse_csv(text: &str) -> Result<Vec<Row>, String> {
 mod tests {
     use super::*;
 
+    fn paired_row() -> Row {
+        let c = Comparison {
+            l2: L2::Cold,
+            iters: 1,
+            ours: vec![5e-6, 4e-6, 6e-6],
+            cub: vec![6e-6, 6.4e-6, 6.6e-6],
+        };
+        Row::from_comparison(
+            "reduce_sum",
+            "f32",
+            1 << 20,
+            4.0 * (1 << 20) as f64,
+            &c,
+            4.4e12,
+            "read",
+        )
+    }
+
+    #[test]
+    fn from_comparison_takes_medians_and_the_pair_ratio() {
+        let r = paired_row();
+        assert_eq!((r.ours, r.cub), (5e-6, Some(6.4e-6)));
+        // Pairs: 6/5 = 1.2, 6.4/4 = 1.6, 6.6/6 = 1.1: the median ratio 1.2, not 6.4/5.
+        assert!((r.pair_ratio.unwrap() - 1.2).abs() < 1e-12);
+        assert!((r.speedup().unwrap() - 1.2).abs() < 1e-12);
+        assert_eq!(r.l2, L2::Cold);
+        let (lo, hi) = r.ours_spread.unwrap();
+        assert!(lo > 4e-6 && lo < 5e-6 && hi > 5e-6 && hi < 6e-6);
+    }
+
     #[test]
     fn csv_round_trips() {
-        let rows = vec![Row {
-            algo: "reduce_sum".into(),
-            ty: "f32",
-            n: 1 << 20,
-            bytes: 4.0 * (1 << 20) as f64,
-            ours: 5e-6,
-            cub: Some(6e-6),
-            limit: 4.4e12,
-            limit_name: "read",
-        }];
+        let unpaired = Row {
+            algo: "scan_inclusive_sum".into(),
+            ty: "u64",
+            n: 1 << 24,
+            bytes: 16.0 * (1 << 24) as f64,
+            ours: 7e-5,
+            limit: 4.0e12,
+            limit_name: "copy",
+            ..Row::default()
+        };
+        let rows = vec![paired_row(), unpaired];
         let back = parse_csv(&csv(&rows)).unwrap();
-        assert_eq!(back.len(), 1);
-        assert_eq!(
-            (back[0].algo.as_str(), back[0].ty, back[0].n),
-            ("reduce_sum", "f32", 1 << 20)
+        assert_eq!(back.len(), 2);
+        for (a, b) in rows.iter().zip(&back) {
+            assert_eq!(
+                (a.algo.as_str(), a.ty, a.n, a.l2),
+                (b.algo.as_str(), b.ty, b.n, b.l2)
+            );
+            assert_eq!((a.limit_name, a.limit), (b.limit_name, b.limit));
+            assert!((a.bytes - b.bytes).abs() < 1.0);
+            assert_eq!(a.ours, b.ours);
+            assert_eq!(a.cub, b.cub);
+            assert_eq!(a.ours_spread, b.ours_spread);
+            assert_eq!(a.cub_spread, b.cub_spread);
+            assert_eq!(a.pair_ratio, b.pair_ratio);
+        }
+        assert_eq!(back[1].cub, None);
+        let md = markdown(&back, "h");
+        assert!(
+            md.contains("| reduce_sum | f32 | 2^20 | cold | 5.0 |"),
+            "{md}"
         );
-        assert!((back[0].bytes - rows[0].bytes).abs() < 1.0);
-        assert_eq!(back[0].cub, Some(6e-6));
-        assert!(markdown(&back, "h").contains("| reduce_sum | f32 | 2^20 |"));
+        assert!(md.contains("| 1.20x |"), "{md}");
+        assert!(
+            md.contains("| scan_inclusive_sum | u64 | 2^24 | warm |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn reads_csvs_from_before_the_paired_columns() {
+        let old = "operation,type,n,seconds,elements_per_second,bytes_per_second,limit,limit_bytes_per_second,cub_seconds\n\
+                   reduce_sum,u32,65536,3.1e-6,2.1e10,8.3e10,read,4.456e12,6e-6\n";
+        let rows = parse_csv(old).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            (rows[0].l2, rows[0].cub, rows[0].pair_ratio),
+            (L2::Warm, Some(6e-6), None)
+        );
+        assert!((rows[0].speedup().unwrap() - 6e-6 / 3.1e-6).abs() < 1e-9);
+        assert!(parse_csv("operation,type\nx,u32\n").is_err());
+    }
+
+    #[test]
+    fn reads_the_committed_results() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../bench-results/h200-2026-11-21.csv"
+        );
+        let rows = parse_csv(&std::fs::read_to_string(path).expect("read")).expect("parse");
+        assert_eq!(rows.len(), 168);
+        assert!(rows.iter().all(|r| r.cub.is_some() && r.l2 == L2::Warm));
     }
 }

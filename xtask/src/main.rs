@@ -213,10 +213,11 @@ fn bench(quick: bool) -> Result<(), String> {
 }
 
 /// What `scripts/device-run.sh` runs on the GPU machine.
-const DEVICE_EXECUTABLES: [&str; 5] = [
+const DEVICE_EXECUTABLES: [&str; 6] = [
     "test-conformance",
     "test-algorithms",
     "bench-throughput",
+    "bench-pairs",
     "bin-warpkit",
     "bin-user-app",
 ];
