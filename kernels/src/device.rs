@@ -108,11 +108,14 @@ pub use gpu::*;
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
     use super::{Vector, tuning::*};
-    use crate::lane::{LaneMask, lane_id};
+    // Paths of the new layout (`layout` branch); the bodies are unchanged but for two
+    // renamed vote paths.
+    use crate::block::raw as block;
+    use crate::instr::{LaneMask, shfl::ShflMode};
+    use crate::kernel::{self as thread, lane_id};
     use crate::ops::ReduceOp;
-    use crate::shfl::{ShflMode, shfl_sync_mode};
-    use crate::tile::{Tile, Warp};
-    use crate::{block, thread};
+    use crate::warp::shfl::shfl_sync_mode;
+    use crate::warp::{Tile, Warp};
     use bytemuck::Pod;
     use core::arch::asm;
     use core::mem::size_of;
@@ -169,7 +172,7 @@ mod gpu {
             if !ready && let Some(v) = read() {
                 (value, ready) = (v, true);
             }
-            if crate::vote::vote_all(LaneMask::FULL, ready) {
+            if crate::warp::vote::all_sync(LaneMask::FULL, ready) {
                 return value;
             }
             backoff.pause();
@@ -422,7 +425,7 @@ mod gpu {
                         .map(|p| (p, true))
                         .or_else(|| status.read::<T>(0, t).map(|a| (a, false)))
                 });
-                let prefixes = crate::vote::ballot(LaneMask::FULL, has && is_prefix);
+                let prefixes = crate::warp::vote::ballot_sync(LaneMask::FULL, has && is_prefix);
                 let cut = if prefixes == 0 {
                     32
                 } else {

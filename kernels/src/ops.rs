@@ -4,8 +4,7 @@
 //! input is skipped (the result is NaN only when both are), and `-0.0 < +0.0`. Your own
 //! operator implements [`ReduceOp`], or wraps a closure in [`FnOp`].
 
-#[cfg(target_arch = "nvptx64")]
-use crate::lane::LaneMask;
+use crate::instr::LaneMask;
 
 /// An associative operator with an identity.
 pub trait ReduceOp<T>: Copy {
@@ -19,7 +18,6 @@ pub trait ReduceOp<T>: Copy {
     const ORDER_INDEPENDENT: bool = false;
     /// A one-instruction reduction over `mask` where the target has one (`redux.sync`);
     /// `None` makes the caller use shuffles.
-    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     fn redux(self, mask: LaneMask, value: T) -> Option<T> {
         let _ = (mask, value);
@@ -73,7 +71,7 @@ macro_rules! redux_hook {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
         #[inline(always)]
         fn redux(self, mask: LaneMask, value: $t) -> Option<$t> {
-            Some(crate::redux::$f(mask, value as _) as $t)
+            Some(crate::instr::redux::$f(mask, value as _) as $t)
         }
     };
 }
