@@ -91,7 +91,12 @@ ptxas info    : Used 255 registers, used 1 barriers, 368 bytes cmem[0]
             }
         );
         assert_eq!(
-            (f[1].registers, f[1].stack_frame, f[1].spill_stores, f[1].spill_loads),
+            (
+                f[1].registers,
+                f[1].stack_frame,
+                f[1].spill_stores,
+                f[1].spill_loads
+            ),
             (Some(255), 16, 8, 4)
         );
     }

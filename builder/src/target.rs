@@ -138,7 +138,12 @@ mod tests {
 
     #[test]
     fn best_for_picks_the_newest_target_that_runs() {
-        let list = [("sm_70", "a"), ("sm_80", "b"), ("sm_90", "c"), ("sm_100a", "d")];
+        let list = [
+            ("sm_70", "a"),
+            ("sm_80", "b"),
+            ("sm_90", "c"),
+            ("sm_100a", "d"),
+        ];
         let best = |major, minor| Target::best_for(&list, major, minor).map(|p| p.0);
         assert_eq!(best(9, 0), Some("sm_90"));
         assert_eq!(best(8, 6), Some("sm_80"));

@@ -11,7 +11,7 @@
 //! | [`device`] | the single-pass device reduce and scan and the row-wise ones that `warpkit-host` launches |
 //! | [`abi`] | the host–device contract: the library kernels' parameters, storage layout and names |
 //! | [`ops`] | the operators: [`ops::Sum`], [`ops::Min`], [`ops::Max`], arg-min/max, bitwise, your own ([`ops::ReduceOp`]) |
-//! | [`kernel`] | writing kernels: [`kernel!`], [`shared!`], [`shared_array!`], CUDA-named indices, [`kernel::sync_threads`] |
+//! | [`kernel`](mod@kernel) | writing kernels: [`kernel!`], [`shared!`], [`shared_array!`], CUDA-named indices, [`kernel::sync_threads`] |
 //! | `model` | (host only) the CPU reference model of every instruction, from the PTX ISA's pseudo-code |
 //!
 //! The test and benchmark kernels (conformance kernels, one shim kernel per instruction

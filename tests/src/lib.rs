@@ -148,7 +148,10 @@ impl Gpu {
 
     /// The modules of `list` that run on this device: the newest, and older ones, which hold
     /// the shuffle fallbacks (the driver compiles their PTX for the device).
-    pub fn runnable(&self, list: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    pub fn runnable(
+        &self,
+        list: &[(&'static str, &'static str)],
+    ) -> Vec<(&'static str, &'static str)> {
         list.iter()
             .copied()
             .filter(|(t, _)| Target::parse(t).is_some_and(|t| t.runs_on(self.major, self.minor)))

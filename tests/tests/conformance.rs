@@ -122,7 +122,11 @@ fn vote_match_redux_and_lanes_match_the_model() {
         );
         let kernel = gpu.function(&module, "warpkit_test_vote");
         let mut launch = gpu.stream.launch_builder(&kernel);
-        launch.arg(&masks_d).arg(&preds_d).arg(&mut out).arg(&mut ballots);
+        launch
+            .arg(&masks_d)
+            .arg(&preds_d)
+            .arg(&mut out)
+            .arg(&mut ballots);
         // SAFETY: the kernel's parameters, sized as it reads and writes them.
         unsafe { launch.launch(config(warps * 32)) }.unwrap();
         gpu.sync("warpkit_test_vote");

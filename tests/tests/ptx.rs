@@ -52,8 +52,8 @@ fn check_family(family: &[Shim]) {
         let target = Target::parse(arch).unwrap();
         for shim in family {
             let since = Target::parse(shim.since).expect("since names a target");
-            let native = target.compute >= since.compute
-                && (!since.arch_specific || target.arch_specific);
+            let native =
+                target.compute >= since.compute && (!since.arch_specific || target.arch_specific);
             let body = kernel_body(ptx, shim.kernel);
             let count = count_instruction(body, shim.instruction);
             assert!(
@@ -136,7 +136,10 @@ fn every_shim_kernel_is_in_a_family() {
         for line in ptx.lines() {
             if let Some(rest) = line.split(".entry warpkit_instr_").nth(1) {
                 let name = format!("warpkit_instr_{}", rest.split('(').next().unwrap());
-                assert!(listed.contains(&name.as_str()), "{arch}: {name} is unchecked");
+                assert!(
+                    listed.contains(&name.as_str()),
+                    "{arch}: {name} is unchecked"
+                );
             }
         }
     }
@@ -145,7 +148,12 @@ fn every_shim_kernel_is_in_a_family() {
 #[test]
 fn the_library_ptx_holds_no_test_kernels() {
     for &(arch, ptx) in LIBRARY_PTX {
-        for prefix in ["warpkit_test_", "warpkit_instr_", "warpkit_bandwidth_", "warpkit_legacy_"] {
+        for prefix in [
+            "warpkit_test_",
+            "warpkit_instr_",
+            "warpkit_bandwidth_",
+            "warpkit_legacy_",
+        ] {
             assert!(
                 !ptx.contains(&format!(".entry {prefix}")),
                 "{arch}: the library's PTX has a {prefix}* kernel"

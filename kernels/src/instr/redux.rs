@@ -139,12 +139,67 @@ macro_rules! redux_f32 {
     };
 }
 
-redux_f32!(redux_sync_min_f32, "min", "__reduce_min_sync", false, false, false);
-redux_f32!(redux_sync_max_f32, "max", "__reduce_max_sync", true, false, false);
-redux_f32!(redux_sync_min_abs_f32, "min.abs", "__reduce_min_sync", false, true, false);
-redux_f32!(redux_sync_max_abs_f32, "max.abs", "__reduce_max_sync", true, true, false);
-redux_f32!(redux_sync_min_nan_f32, "min.NaN", "__reduce_min_sync", false, false, true);
-redux_f32!(redux_sync_max_nan_f32, "max.NaN", "__reduce_max_sync", true, false, true);
-redux_f32!(redux_sync_min_abs_nan_f32, "min.abs.NaN", "__reduce_min_sync", false, true, true);
-redux_f32!(redux_sync_max_abs_nan_f32, "max.abs.NaN", "__reduce_max_sync", true, true, true);
-
+redux_f32!(
+    redux_sync_min_f32,
+    "min",
+    "__reduce_min_sync",
+    false,
+    false,
+    false
+);
+redux_f32!(
+    redux_sync_max_f32,
+    "max",
+    "__reduce_max_sync",
+    true,
+    false,
+    false
+);
+redux_f32!(
+    redux_sync_min_abs_f32,
+    "min.abs",
+    "__reduce_min_sync",
+    false,
+    true,
+    false
+);
+redux_f32!(
+    redux_sync_max_abs_f32,
+    "max.abs",
+    "__reduce_max_sync",
+    true,
+    true,
+    false
+);
+redux_f32!(
+    redux_sync_min_nan_f32,
+    "min.NaN",
+    "__reduce_min_sync",
+    false,
+    false,
+    true
+);
+redux_f32!(
+    redux_sync_max_nan_f32,
+    "max.NaN",
+    "__reduce_max_sync",
+    true,
+    false,
+    true
+);
+redux_f32!(
+    redux_sync_min_abs_nan_f32,
+    "min.abs.NaN",
+    "__reduce_min_sync",
+    false,
+    true,
+    true
+);
+redux_f32!(
+    redux_sync_max_abs_nan_f32,
+    "max.abs.NaN",
+    "__reduce_max_sync",
+    true,
+    true,
+    true
+);

@@ -65,4 +65,3 @@ warpkit::kernel! {
         }
     }
 }
-

@@ -167,4 +167,3 @@ tile_test! {
     warpkit_test_tile_1: 1; warpkit_test_tile_2: 2; warpkit_test_tile_4: 4;
     warpkit_test_tile_8: 8; warpkit_test_tile_16: 16; warpkit_test_tile_32: 32;
 }
-
