@@ -35,13 +35,14 @@ warpkit::kernel! {
         }
     }
 
-    /// A block-wide inclusive prefix sum with shared memory declared in the kernel.
+    /// A block-wide inclusive prefix sum with its typed shared storage declared in the kernel.
     pub unsafe fn block_prefix_sums(values: *const u32, out: *mut u32) {
-        let scratch = warpkit::shared_array!(USER_SCAN_SCRATCH: [u32; 32]);
+        // SAFETY: a `.shared` variable of this kernel alone, used only by the block scan.
+        let storage = unsafe { &*warpkit::shared!(USER_SCAN_STORAGE: TempStorage<u32>) };
         let i = global_index();
-        // SAFETY: every thread of the block calls the block scan with the same scratch.
+        // SAFETY: every thread of the block calls the block scan with the same storage.
         unsafe {
-            let (inclusive, _) = warpkit::block::inclusive_scan(*values.add(i), Sum, scratch.cast());
+            let (inclusive, _) = block::inclusive_scan(*values.add(i), Sum, storage);
             *out.add(i) = inclusive;
         }
     }

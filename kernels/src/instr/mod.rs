@@ -4,23 +4,10 @@
 //!
 //! # Naming
 //!
-//! A wrapper is named after the instruction it emits: the PTX mnemonic and its modifiers **in
-//! the ISA's order, dots as underscores, in lower case** (`shfl.sync.up.b32` is
-//! [`shfl_sync_up_b32`](shfl::shfl_sync_up_b32), `vote.sync.all.pred` is
-//! [`vote_sync_all_pred`](vote::vote_sync_all_pred), `match.any.sync.b64` is
-//! [`match_any_sync_b64`](matching::match_any_sync_b64), `redux.sync.min.abs.NaN.f32` is
-//! [`redux_sync_min_abs_nan_f32`](redux::redux_sync_min_abs_nan_f32)). A suffix after the type
-//! names an operand form: `_pred` also returns the optional predicate output (`d|p`), `_not`
-//! negates the source predicate (`!a`), `_0` fixes an immediate operand (`bar.sync 0`). Special
-//! registers are named after the register (`%lanemask_lt` is [`lanemask_lt`](sreg::lanemask_lt),
-//! `%tid.x` is [`tid_x`](sreg::tid_x)). Two exceptions, for the memory layer: `atom_*` puts the
-//! operation first (`atom.acq_rel.gpu.add.u32` is
-//! [`atom_add_acq_rel_gpu_u32`](memory::atom_add_acq_rel_gpu_u32), so the family sorts by
-//! operation), and [`nanosleep`](memory::nanosleep) drops the `.u32` of its only form.
-//!
-//! The CUDA C++ name of the same operation is a `#[doc(alias)]` on the wrapper (search the
-//! docs for `__shfl_up_sync`), and the CUDA-style functions with CUDA's argument order and
-//! `width` live in [`crate::warp`].
+//! One rule, given in the [crate docs](crate#naming-the-instruction-layer): a wrapper is named
+//! after the instruction it emits, dots as underscores, in the ISA's order. The CUDA C++ name
+//! of the same operation is a `#[doc(alias)]` on the wrapper, and the CUDA-style functions
+//! live in [`crate::warp`].
 //!
 //! # Documentation
 //!
