@@ -124,10 +124,13 @@ macro_rules! device_only {
 }
 pub(crate) use device_only;
 
+// abi.rs and device.rs are being rewritten (device/ with entry.rs); until then their links to
+// the items to come, and device.rs's to its nvptx64-only items, do not resolve on the host.
+#[allow(rustdoc::broken_intra_doc_links)]
 pub mod abi;
 pub mod block;
 // The lints the old device.rs fails under clippy for nvptx64; it is being rewritten as device/.
-#[allow(clippy::manual_is_multiple_of)]
+#[allow(clippy::manual_is_multiple_of, rustdoc::broken_intra_doc_links)]
 pub mod device;
 pub mod instr;
 pub mod kernel;

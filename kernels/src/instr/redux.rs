@@ -12,7 +12,7 @@
 //! (`cfg(target_feature = ...)`), to a shuffle reduction with identical results:
 //! [`crate::warp::redux::shuffle_reduce`] (a butterfly for the full warp, a tree over the lanes'
 //! ranks for any other mask). For `f32` the rules are those of the instruction
-//! ([`FloatRedux`](crate::warp::redux::FloatRedux)): without `.NaN` a NaN input is skipped and
+//! ([`FloatRedux`]): without `.NaN` a NaN input is skipped and
 //! the result is NaN only when every input is; with `.NaN` any NaN gives the canonical NaN;
 //! `+0.0` is greater than `-0.0`; `.abs` reduces absolute values.
 //!

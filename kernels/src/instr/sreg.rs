@@ -5,7 +5,7 @@
 //! `pure` and `nomem` so repeated reads fold into one. The PTX ISA's
 //! [Special Registers](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#special-registers)
 //! chapter defines them. The CUDA-style names (`threadIdx.x` as
-//! [`thread_idx_x`](crate::kernel::thread_idx_x), ...) are in [`crate::kernel`].
+//! [`thread_idx_x`](crate::kernel::thread_idx_x), ...) are in [`crate::kernel`](mod@crate::kernel).
 
 /// Defines one function per special register (`mov.u32 d, %reg;`).
 macro_rules! special_register {
