@@ -105,8 +105,10 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_ptx, asm_experimental_arch, stdarch_nvptx)
+    feature(asm_experimental_arch, stdarch_nvptx)
 )]
+// `extern "ptx-kernel"`: only the library's own entry points (feature `kernels`) use it.
+#![cfg_attr(all(target_arch = "nvptx64", feature = "kernels"), feature(abi_ptx))]
 
 /// The body of a function that emits a GPU instruction: the body itself on nvptx64, a panic
 /// on the host (where the function exists for `warpkit-host`, the docs and type checks).

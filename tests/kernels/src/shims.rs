@@ -23,7 +23,7 @@ pub struct Shim {
 }
 
 /// `shims! { pub FAMILY { kernel => "instruction" * count, since sm_XX: |a, b, c| expr; ... } }`
-/// (`|a, b, c, p|` also binds the thread's `io` pointer to `p`).
+/// (`|a, b, c, p|` also binds the thread's `io` pointer, 4 words, to `p`).
 #[macro_export]
 macro_rules! shims {
     ($(#[$doc:meta])* pub $family:ident {
@@ -44,13 +44,14 @@ macro_rules! shims {
             pub unsafe fn $name(io: *mut u32) {
                 // SAFETY: io holds 4 words per thread. Per-lane data: a warp-uniform value
                 // would let ptxas prove a shuffle is the identity and drop it.
-                unsafe {
+                let (io, $a, $b, $c) = unsafe {
                     let io = io.add(4 * warpkit::kernel::thread_idx_x() as usize);
-                    let ($a, $b, $c) = (*io, *io.add(1), *io.add(2));
-                    $(let $p = io;)?
-                    let r: u32 = $e;
-                    *io.add(3) = r;
-                }
+                    (io, *io, *io.add(1), *io.add(2))
+                };
+                $(let $p = io;)?
+                let r: u32 = $e;
+                // SAFETY: as above.
+                unsafe { *io.add(3) = r };
             }
         })*
     };
@@ -148,19 +149,21 @@ mod families {
         /// Barriers: `bar.warp.sync` and `bar.sync 0`.
         pub BARRIER {
             warpkit_instr_bar_warp_sync => "bar.warp.sync" * 1, since sm_70: |a, _b, _c| { bar_warp_sync(M); a };
-            warpkit_instr_bar_sync_0 => "bar.sync" * 1, since sm_70: |a, _b, _c| { bar_sync_0(); a };
+            warpkit_instr_bar_sync_0 => "bar.sync" * 1, since sm_70: |a, _b, _c| { unsafe { bar_sync_0() }; a };
         }
     }
 
+    // SAFETY (the `unsafe` blocks below): `p` is the thread's own 4 aligned words of global
+    // memory; every thread of the block reaches `bar.sync 0`.
     shims! {
         /// Memory-order instructions, on the thread's own `io` words.
         pub MEMORY {
-            warpkit_instr_ld_relaxed_gpu_u32 => "ld.relaxed.gpu.u32" * 1, since sm_70: |_a, _b, _c, p| ld_relaxed_gpu_u32(p);
-            warpkit_instr_ld_relaxed_gpu_u64 => "ld.relaxed.gpu.u64" * 1, since sm_70: |_a, _b, _c, p| ld_relaxed_gpu_u64(p.cast()) as u32;
-            warpkit_instr_st_relaxed_gpu_u32 => "st.relaxed.gpu.u32" * 1, since sm_70: |a, _b, _c, p| { st_relaxed_gpu_u32(p.add(2), a); a };
-            warpkit_instr_st_relaxed_gpu_u64 => "st.relaxed.gpu.u64" * 1, since sm_70: |a, b, _c, p| { st_relaxed_gpu_u64(p.cast(), (a as u64) << 32 | b as u64); a };
-            warpkit_instr_atom_add_acq_rel_gpu_u32 => "atom.acq_rel.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| atom_add_acq_rel_gpu_u32(p.add(1), a);
-            warpkit_instr_atom_add_relaxed_gpu_u32 => "atom.relaxed.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| atom_add_relaxed_gpu_u32(p.add(1), a);
+            warpkit_instr_ld_relaxed_gpu_u32 => "ld.relaxed.gpu.u32" * 1, since sm_70: |_a, _b, _c, p| unsafe { ld_relaxed_gpu_u32(p) };
+            warpkit_instr_ld_relaxed_gpu_u64 => "ld.relaxed.gpu.u64" * 1, since sm_70: |_a, _b, _c, p| unsafe { ld_relaxed_gpu_u64(p.cast()) } as u32;
+            warpkit_instr_st_relaxed_gpu_u32 => "st.relaxed.gpu.u32" * 1, since sm_70: |a, _b, _c, p| { unsafe { st_relaxed_gpu_u32(p.add(2), a) }; a };
+            warpkit_instr_st_relaxed_gpu_u64 => "st.relaxed.gpu.u64" * 1, since sm_70: |a, b, _c, p| { unsafe { st_relaxed_gpu_u64(p.cast(), (a as u64) << 32 | b as u64) }; a };
+            warpkit_instr_atom_add_acq_rel_gpu_u32 => "atom.acq_rel.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_acq_rel_gpu_u32(p.add(1), a) };
+            warpkit_instr_atom_add_relaxed_gpu_u32 => "atom.relaxed.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_relaxed_gpu_u32(p.add(1), a) };
             warpkit_instr_nanosleep => "nanosleep.u32" * 1, since sm_70: |a, _b, _c| { nanosleep(a); a };
             warpkit_instr_cvta_shared_u64 => "cvta.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_shared_u64(a as u64) as u32;
         }
