@@ -103,10 +103,7 @@
 //! }
 //! ```
 #![no_std]
-#![cfg_attr(
-    target_arch = "nvptx64",
-    feature(asm_experimental_arch, stdarch_nvptx)
-)]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
 // `extern "ptx-kernel"`: only the library's own entry points (feature `kernels`) use it.
 #![cfg_attr(all(target_arch = "nvptx64", feature = "kernels"), feature(abi_ptx))]
 
