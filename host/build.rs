@@ -8,9 +8,4 @@ fn main() {
         .feature("kernels")
         .targets(Target::DEFAULT)
         .embed("KERNELS_PTX");
-    // The deprecated non-.sync shfl exists only below sm_70: built for sm_60, never loaded.
-    PtxBuilder::new("../kernels")
-        .feature("legacy-shfl")
-        .target(Target::SM_60)
-        .embed("LEGACY_PTX");
 }

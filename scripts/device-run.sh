@@ -11,7 +11,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 for task in "${@:-suite}"; do
   case $task in
     suite)
-      for t in "$bin"/test-conformance "$bin"/test-algorithms; do run "$t" --test-threads=1 --nocapture; done
+      # WARPKIT_REQUIRE_GPU=1: a test that finds no GPU here fails instead of skipping.
+      for t in "$bin"/test-conformance "$bin"/test-algorithms; do WARPKIT_REQUIRE_GPU=1 run "$t" --test-threads=1 --nocapture; done
       run "$bin"/bin-user-app ;;
     bench|pairs)
       # The benchmarks build CUB's library (benches/cub/cub_lib.cu) with nvcc at start.

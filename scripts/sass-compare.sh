@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# On the GPU machine (CUDA toolkit there), from the repository root: assembles warpkit's sm_90
-# PTX (carried in .device/ptx) and the CUDA twins in scripts/sass/intrinsics.cu to SASS, and
+# On the GPU machine (CUDA toolkit there), from the repository root: assembles the sm_90 PTX of
+# warpkit's test kernels (carried in .device/ptx) and the CUDA twins in scripts/sass/intrinsics.cu to SASS, and
 # prints, per instruction shim, the SASS instruction count of each (NOPs left out) and the
 # warp instructions each contains.
 set -euo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
-ptxas -arch=sm_90 .device/ptx/warpkit.sm_90.ptx -o "$out/warpkit.cubin"
+ptxas -arch=sm_90 .device/ptx/warpkit_test_kernels.sm_90.ptx -o "$out/warpkit.cubin"
 nvcc -cubin -O3 -arch=sm_90 scripts/sass/intrinsics.cu -o "$out/cuda.cubin"
 cuobjdump -sass "$out/warpkit.cubin" > "$out/warpkit.sass"
 cuobjdump -sass "$out/cuda.cubin" > "$out/cuda.sass"

@@ -31,6 +31,7 @@
 //! Nothing half-built is kept: a PTX file appears only once its link has succeeded.
 
 mod link;
+pub mod ptxas;
 mod target;
 mod toolchain;
 

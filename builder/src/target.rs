@@ -76,6 +76,22 @@ impl Target {
         }
     }
 
+    /// The module of `list` (`(target name, PTX)`, as [`PtxBuilder::embed`](crate::PtxBuilder::embed)
+    /// writes it) to load on a device of compute capability `major.minor`: the newest target
+    /// that [runs on it](Target::runs_on), an arch-specific one (`sm_100a`) only on its own
+    /// device, others on any newer one. `None` if none runs there.
+    pub fn best_for<'a>(
+        list: &[(&'a str, &'a str)],
+        major: u32,
+        minor: u32,
+    ) -> Option<(&'a str, &'a str)> {
+        list.iter()
+            .filter_map(|&(name, ptx)| Target::parse(name).map(|t| (t, name, ptx)))
+            .filter(|(t, _, _)| t.runs_on(major, minor))
+            .max_by_key(|(t, _, _)| (t.compute, t.arch_specific))
+            .map(|(_, name, ptx)| (name, ptx))
+    }
+
     /// The oldest target rustc's nvptx64 backend accepts as `-C target-cpu`.
     pub const RUSTC_MINIMUM: Target = Target::SM_70;
 
@@ -118,6 +134,23 @@ mod tests {
         assert_eq!(Target::parse("sm_9x"), None);
         assert_eq!(Target::parse("compute_90"), None);
         assert_eq!(Target::parse("sm_20"), None);
+    }
+
+    #[test]
+    fn best_for_picks_the_newest_target_that_runs() {
+        let list = [
+            ("sm_70", "a"),
+            ("sm_80", "b"),
+            ("sm_90", "c"),
+            ("sm_100a", "d"),
+        ];
+        let best = |major, minor| Target::best_for(&list, major, minor).map(|p| p.0);
+        assert_eq!(best(9, 0), Some("sm_90"));
+        assert_eq!(best(8, 6), Some("sm_80"));
+        assert_eq!(best(10, 0), Some("sm_100a"));
+        assert_eq!(best(12, 0), Some("sm_90"));
+        assert_eq!(best(6, 1), None);
+        assert_eq!(Target::best_for(&list, 9, 0), Some(("sm_90", "c")));
     }
 
     #[test]

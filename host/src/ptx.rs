@@ -1,7 +1,6 @@
 //! The PTX that `build.rs` compiled from `kernels/` and embedded, one module per target.
 
 include!(concat!(env!("OUT_DIR"), "/kernels_ptx.rs"));
-include!(concat!(env!("OUT_DIR"), "/legacy_ptx.rs"));
 
 use warpkit_builder::Target;
 
@@ -45,6 +44,5 @@ mod tests {
     #[test]
     fn every_default_target_is_embedded() {
         assert_eq!(targets(), ["sm_70", "sm_80", "sm_90", "sm_100a"]);
-        assert!(LEGACY_PTX.iter().any(|(t, _)| *t == "sm_60"));
     }
 }

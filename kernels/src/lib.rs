@@ -1,30 +1,58 @@
 //! # warpkit: warp-level primitives for Rust GPU kernels
 //!
-//! warpkit is a `no_std` crate compiled for `nvptx64-nvidia-cuda`. It has three layers, each
-//! built on the one below, in the way of `core::arch` and CUB:
+//! warpkit is a `no_std` crate compiled for `nvptx64-nvidia-cuda`. Its folders are its layers,
+//! each built on the one above it in this map, in the way of `core::arch` and CUB:
 //!
-//! 1. **Instructions** ([`lane`], [`shfl`], [`vote`], [`matching`], [`redux`]): one function per
-//!    PTX instruction (`shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`, `activemask`,
-//!    `bar.warp.sync`, the lane registers), each a single inline-`asm!` instruction.
-//! 2. **Warp algorithms** ([`tile::Tile`]): reduce, inclusive/exclusive/reverse scans,
-//!    segmented scans and broadcast over a warp or a power-of-two sub-warp tile, for any
-//!    [`ops::ReduceOp`] and any [`bytemuck::Pod`] value.
-//! 3. **Block and device algorithms** ([`block`], [`device`]): block-wide reduce and scan, and
-//!    the single-pass device reduce and scan that `warpkit-host` launches (decoupled look-back
-//!    for integers, min and max; a Fenwick-tree look-back that keeps float sums deterministic).
+//! | module | what it holds |
+//! |---|---|
+//! | [`instr`] | one function per PTX instruction, named after it: [`instr::shfl`] (`shfl.sync`, [`ShflMode`](instr::shfl::ShflMode), [`ShflControl`](instr::shfl::ShflControl)), [`instr::shfl_legacy`] (`shfl` below sm_70), [`instr::vote`], [`instr::matching`], [`instr::redux`], [`instr::activemask`], [`instr::barrier`] (`bar.warp.sync`, `bar.sync`), [`instr::sreg`] (special registers), [`instr::memory`] (relaxed loads and stores, atomics, `nanosleep`, `cvta`), and [`LaneMask`] |
+//! | [`warp`] | warp algorithms: [`warp::Tile`] (reduce, scans, segmented scans, broadcast over segments of `W` lanes), [`warp::shfl`] (CUDA-style shuffles with a width, [`map_words`](warp::shfl::map_words)), [`warp::redux`] (the shuffle reductions behind `redux.sync`), [`warp::vote`], [`warp::matching`] |
+//! | [`block`] | block-wide reduce and scan over typed shared memory, [`block::TempStorage`] |
+//! | [`device`] | the single-pass device reduce and scan and the row-wise ones that `warpkit-host` launches |
+//! | [`abi`] | the host–device contract: the library kernels' parameters, storage layout and names |
+//! | [`ops`] | the operators: [`ops::Sum`], [`ops::Min`], [`ops::Max`], arg-min/max, bitwise, your own ([`ops::ReduceOp`]) |
+//! | [`kernel`](mod@kernel) | writing kernels: [`kernel!`], [`shared!`], [`shared_array!`], CUDA-named indices, [`kernel::sync_threads`] |
+//! | `model` | (host only) the CPU reference model of every instruction, from the PTX ISA's pseudo-code |
 //!
-//! The CPU reference [`model`] (host only) implements each instruction over the 32 lanes of a
-//! warp, following the PTX ISA's semantics pseudo-code; the GPU conformance suite checks the
-//! hardware against it bit for bit.
+//! The test and benchmark kernels (conformance kernels, one shim kernel per instruction
+//! wrapper, bandwidth probes) are not in this crate's PTX: they are the crate
+//! `warpkit-test-kernels` in `tests/kernels/`, driven by `warpkit-tests` in `tests/`.
+//!
+//! ## Naming the instruction layer
+//!
+//! A wrapper is named after the instruction it emits: the PTX mnemonic and its modifiers **in
+//! the ISA's order, dots as underscores, in lower case** (`shfl.sync.up.b32` is
+//! [`shfl_sync_up_b32`](instr::shfl::shfl_sync_up_b32), `vote.sync.all.pred` is
+//! [`vote_sync_all_pred`](instr::vote::vote_sync_all_pred), `match.any.sync.b64` is
+//! [`match_any_sync_b64`](instr::matching::match_any_sync_b64), `redux.sync.min.abs.NaN.f32` is
+//! [`redux_sync_min_abs_nan_f32`](instr::redux::redux_sync_min_abs_nan_f32)). A suffix after the type
+//! names an operand form: `_pred` also returns the optional predicate output (`d|p`), `_not`
+//! negates the source predicate (`!a`), `_0` fixes an immediate operand (`bar.sync 0`). Special
+//! registers are named after the register (`%lanemask_lt` is [`lanemask_lt`](instr::sreg::lanemask_lt),
+//! `%tid.x` is [`tid_x`](instr::sreg::tid_x)). Two exceptions, for the memory layer: `atom_*` puts the
+//! operation first (`atom.acq_rel.gpu.add.u32` is
+//! [`atom_add_acq_rel_gpu_u32`](instr::memory::atom_add_acq_rel_gpu_u32), so the family sorts by
+//! operation), and [`nanosleep`](instr::memory::nanosleep) drops the `.u32` of its only form.
+//!
+//! The CUDA C++ name of the same operation is a `#[doc(alias)]` on the wrapper (search the
+//! docs for `__shfl_up_sync`), and the CUDA-style functions with CUDA's argument order and
+//! `width` live in [`warp`].
+//!
+//! ## On the host
+//!
+//! The crate also compiles for the host, so that `warpkit-host` can share [`abi`] and [`ops`],
+//! `cargo doc` shows the whole device API, and examples type-check. There a function that
+//! would emit a GPU instruction panics if called; `warp`, `block` and `device` code built on
+//! such functions exists on the host for the same reasons.
 //!
 //! ## Soundness
 //!
 //! Every `.sync` warp instruction is undefined when the executing lane is not in `membermask`.
-//! warpkit makes that impossible through a type: instructions take a [`lane::LaneMask`], which
-//! can only be obtained in ways that include the calling lane ([`lane::LaneMask::FULL`],
-//! [`lane::activemask`], [`lane::LaneMask::new`] which checks,
-//! [`matching::match_any_sync`]'s result), or through the `unsafe`
-//! [`lane::LaneMask::from_bits_unchecked`]. The check thus happens once, where a mask is made,
+//! warpkit makes that impossible through a type: instructions take a [`LaneMask`], which
+//! can only be obtained in ways that include the calling lane ([`LaneMask::FULL`],
+//! [`instr::activemask::activemask_b32`], [`LaneMask::new`] which checks,
+//! [`instr::matching::match_any_sync_b32`]'s result), or through the `unsafe`
+//! [`LaneMask::from_bits_unchecked`]. The check thus happens once, where a mask is made,
 //! and each instruction stays one instruction.
 //!
 //! The other undefined cases the PTX ISA names are *values*, not behaviour: a lane that reads
@@ -44,53 +72,79 @@
 //! `warpkit-builder` (see `examples/user-kernels`):
 //!
 //! ```ignore
+//! // ignore: kernel! emits `extern "ptx-kernel"` functions, which exist only on nvptx64.
 //! #![no_std]
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
-//! use warpkit::{ops::Sum, thread, tile::Warp};
+//! use warpkit::{kernel::{global_index, lane_id}, ops::Sum, warp::Warp};
 //!
 //! warpkit::kernel! {
 //!     /// One sum per warp.
 //!     pub unsafe fn warp_sums(input: *const f32, out: *mut f32) {
-//!         let i = thread::global_index();
+//!         let i = global_index();
 //!         let total = Warp::full().reduce(unsafe { *input.add(i) }, Sum);
-//!         if warpkit::lane::lane_id() == 0 {
+//!         if lane_id() == 0 {
 //!             unsafe { *out.add(i / 32) = total };
 //!         }
 //!     }
 //! }
 //! ```
+//!
+//! The body of such a kernel type-checks on the host too:
+//!
+//! ```no_run
+//! use warpkit::{kernel::{global_index, lane_id}, ops::Sum, warp::Warp};
+//!
+//! unsafe fn warp_sums(input: *const f32, out: *mut f32) {
+//!     let i = global_index();
+//!     let total = Warp::full().reduce(unsafe { *input.add(i) }, Sum);
+//!     if lane_id() == 0 {
+//!         unsafe { *out.add(i / 32) = total };
+//!     }
+//! }
+//! ```
 #![no_std]
-#![cfg_attr(
-    target_arch = "nvptx64",
-    feature(abi_ptx, asm_experimental_arch, stdarch_nvptx)
-)]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
+// `extern "ptx-kernel"`: only the library's own entry points (feature `kernels`) use it.
+#![cfg_attr(all(target_arch = "nvptx64", feature = "kernels"), feature(abi_ptx))]
+
+/// The body of a function that emits a GPU instruction: the body itself on nvptx64, a panic
+/// on the host (where the function exists for `warpkit-host`, the docs and type checks).
+macro_rules! device_only {
+    ($($body:tt)*) => {{
+        #[cfg(target_arch = "nvptx64")]
+        {
+            $($body)*
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            $crate::host_stub()
+        }
+    }};
+}
+pub(crate) use device_only;
 
 pub mod abi;
 pub mod block;
 pub mod device;
-pub mod lane;
-pub mod matching;
-pub mod ops;
-pub mod redux;
-pub mod shfl;
-#[cfg(target_arch = "nvptx64")]
-pub mod shfl_legacy;
-pub mod thread;
-pub mod tile;
-pub mod vote;
-
 pub mod instr;
+pub mod kernel;
+pub mod ops;
+pub mod warp;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod model;
 
-#[cfg(all(target_arch = "nvptx64", feature = "kernels"))]
-mod entry;
-
-#[cfg(all(target_arch = "nvptx64", feature = "legacy-shfl"))]
-mod legacy_entry;
-
 pub use bytemuck::Pod;
+pub use instr::LaneMask;
+
+/// What a GPU-only function does when called on the host.
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn host_stub() -> ! {
+    panic!("warpkit: this function runs on an NVIDIA GPU only (it was called on the host)")
+}
 
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
 #[panic_handler]

@@ -1,11 +1,20 @@
 //! The CPU reference model: each warp instruction over the 32 lanes of a warp, written from
-//! the PTX ISA's semantics pseudo-code (`../shared/spec/`). Host only.
+//! the *Semantics* pseudo-code of the PTX ISA's sections
+//! [`shfl.sync`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-shfl-sync),
+//! [`vote.sync`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-vote-sync),
+//! [`match.sync`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-match-sync),
+//! [`redux.sync`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-redux-sync)
+//! and the special registers
+//! ([`%lanemask_eq` and friends](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#special-registers-lanemask-eq)),
+//! and from CUDA's width semantics (CUDA C++ Programming Guide,
+//! [Warp Shuffle Functions](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#warp-shuffle-functions)).
+//! Host only.
 //!
 //! A lane that does not execute the instruction (outside `membermask`) has no result
 //! (`None`); a value read from such a lane is undefined, which the model also says (`None`).
 
-use crate::redux::FloatRedux;
-use crate::shfl::ShflMode;
+use crate::instr::shfl::ShflMode;
+use crate::warp::redux::FloatRedux;
 
 /// Lanes in a warp.
 pub const WARP: usize = 32;
@@ -188,7 +197,7 @@ pub fn lanemasks(lane: u32) -> [u32; 5] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shfl::ShflControl;
+    use crate::instr::shfl::ShflControl;
 
     /// Every meaningful `c`: 32 clamps × 32 segment masks.
     fn every_c() -> impl Iterator<Item = u32> {

@@ -7,8 +7,7 @@
 //! addition (`-0.0 + x == x` for every `x`, `-0.0` included). Your own
 //! operator implements [`ReduceOp`], or wraps a closure in [`FnOp`].
 
-#[cfg(target_arch = "nvptx64")]
-use crate::lane::LaneMask;
+use crate::instr::LaneMask;
 
 /// An associative operator with an identity.
 pub trait ReduceOp<T>: Copy {
@@ -22,7 +21,6 @@ pub trait ReduceOp<T>: Copy {
     const ORDER_INDEPENDENT: bool = false;
     /// A one-instruction reduction over `mask` where the target has one (`redux.sync`);
     /// `None` makes the caller use shuffles.
-    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     fn redux(self, mask: LaneMask, value: T) -> Option<T> {
         let _ = (mask, value);
@@ -77,7 +75,7 @@ macro_rules! redux_hook {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
         #[inline(always)]
         fn redux(self, mask: LaneMask, value: $t) -> Option<$t> {
-            Some(crate::redux::$f(mask, value as _) as $t)
+            Some(crate::instr::redux::$f(mask, value as _) as $t)
         }
     };
 }

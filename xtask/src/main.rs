@@ -18,7 +18,8 @@ struct Cli {
 enum Task {
     /// Installs the pinned toolchain, fetches ptxas and a libcuda to link against.
     Setup,
-    /// The full test run: fmt, clippy, every test (PTX checks included); passes without a GPU.
+    /// The full test run: fmt, clippy (host, and the kernel crates for nvptx64), every test (PTX
+    /// checks included), the docs with warnings denied; passes without a GPU.
     Test,
     /// Writes the PTX of every target to target/ptx/ and prints ptxas -v figures per kernel.
     Ptx {
@@ -83,10 +84,17 @@ fn setup() -> Result<Env, String> {
 }
 
 fn cargo(args: &[&str], env: &Env) -> Result<(), String> {
+    cargo_with(args, &[], env)
+}
+
+/// `cargo args` with extra environment variables.
+fn cargo_with(args: &[&str], vars: &[(&str, &str)], env: &Env) -> Result<(), String> {
     let mut cmd = Command::new("cargo");
     cmd.args(args).current_dir(tools::root());
     env.apply(&mut cmd);
-    eprintln!("+ cargo {}", args.join(" "));
+    cmd.envs(vars.iter().copied());
+    let shown: Vec<String> = vars.iter().map(|(k, v)| format!("{k}={v:?} ")).collect();
+    eprintln!("+ {}cargo {}", shown.concat(), args.join(" "));
     let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
     if status.success() {
         Ok(())
@@ -109,8 +117,42 @@ fn test() -> Result<(), String> {
         ],
         &env,
     )?;
+    // The kernel crates as they are built into PTX: for nvptx64, with core from source.
+    let nvptx_dir = tools::root().join("target/nvptx-clippy");
+    let nvptx_dir = nvptx_dir.to_string_lossy();
+    for (package, features, rustflags) in [
+        ("warpkit", "kernels", "-Ctarget-cpu=sm_90"),
+        ("warpkit-test-kernels", "", "-Ctarget-cpu=sm_90"),
+        (
+            "warpkit-test-kernels",
+            "legacy-shfl",
+            "-Ctarget-cpu=sm_70 --cfg=warpkit_target_below_sm70",
+        ),
+    ] {
+        let mut args = vec![
+            "clippy",
+            "-p",
+            package,
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "-Zbuild-std=core",
+            "--target-dir",
+            &nvptx_dir,
+        ];
+        if !features.is_empty() {
+            args.extend(["--features", features]);
+        }
+        args.extend(["--", "-D", "warnings"]);
+        cargo_with(&args, &[("RUSTFLAGS", rustflags)], &env)?;
+    }
     // --show-output: the GPU tests say why they skipped on a machine without a GPU.
-    cargo(&["test", "--workspace", "--", "--show-output"], &env)
+    cargo(&["test", "--workspace", "--", "--show-output"], &env)?;
+    // The whole device API is documented on the host, and every intra-doc link resolves.
+    cargo_with(
+        &["doc", "-p", "warpkit", "--no-deps"],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+        &env,
+    )
 }
 
 fn ptx(arch: &[String]) -> Result<(), String> {
@@ -153,31 +195,21 @@ fn ptx(arch: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// One line per kernel: registers, stack frame, spills.
+/// One line per kernel: registers, stack frame, spills (stores + loads).
 fn print_ptxas_table(report: &str) {
     println!(
         "  {:<44} {:>5} {:>6} {:>7}",
         "kernel", "regs", "stack", "spills"
     );
-    let mut kernel = String::new();
-    let mut stack = String::new();
-    for line in report.lines() {
-        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
-            kernel = rest.split('\'').next().unwrap_or_default().to_owned();
-        } else if line.contains("bytes stack frame") {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            stack = format!("{} {}", words[0], words[4]);
-        } else if let Some(regs) = line.split("Used ").nth(1) {
-            let regs = regs.split_whitespace().next().unwrap_or("?");
-            let mut s = stack.split(' ');
-            println!(
-                "  {:<44} {:>5} {:>6} {:>7}",
-                kernel,
-                regs,
-                s.next().unwrap_or("?"),
-                s.next().unwrap_or("?")
-            );
-        }
+    for f in warpkit_builder::ptxas::parse_verbose(report) {
+        let regs = f.registers.map_or("?".to_owned(), |r| r.to_string());
+        println!(
+            "  {:<44} {:>5} {:>6} {:>7}",
+            f.name,
+            regs,
+            f.stack_frame,
+            f.spill_stores + f.spill_loads
+        );
     }
 }
 
@@ -225,14 +257,19 @@ const DEVICE_EXECUTABLES: [&str; 6] = [
 /// Builds every test and bench executable and copies them into `.device/bin`.
 fn gpu_pack() -> Result<(), String> {
     let env = setup()?;
-    // The PTX, for scripts/sass-compare.sh.
-    PtxBuilder::new(tools::root().join("kernels"))
-        .feature("kernels")
-        .targets(Target::DEFAULT)
-        .target_dir(tools::root().join("target/warpkit-ptx"))
-        .out_dir(tools::root().join(".device/ptx"))
-        .build()
-        .map_err(|e| e.to_string())?;
+    // The PTX: the library's, and the test kernels' for scripts/sass-compare.sh.
+    for (dir, feature) in [("kernels", Some("kernels")), ("tests/kernels", None)] {
+        let mut builder = PtxBuilder::new(tools::root().join(dir));
+        if let Some(f) = feature {
+            builder = builder.feature(f);
+        }
+        builder
+            .targets(Target::DEFAULT)
+            .target_dir(tools::root().join("target/warpkit-ptx"))
+            .out_dir(tools::root().join(".device/ptx"))
+            .build()
+            .map_err(|e| e.to_string())?;
+    }
     let dir = tools::root().join(".device/bin");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;

@@ -23,11 +23,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         device.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMajor)? as u32,
         device.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMinor)? as u32,
     );
-    let (target, ptx) = USER_KERNELS_PTX
-        .iter()
-        .filter(|(t, _)| Target::parse(t).is_some_and(|t| t.runs_on(major, minor)))
-        .max_by_key(|(t, _)| Target::parse(t).map(|t| (t.compute, t.arch_specific)))
-        .ok_or("no PTX for this device")?;
+    let (target, ptx) =
+        Target::best_for(USER_KERNELS_PTX, major, minor).ok_or("no PTX for this device")?;
     println!(
         "{} (compute {major}.{minor}): loading PTX for {target}",
         device.name()?

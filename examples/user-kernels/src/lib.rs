@@ -5,11 +5,12 @@
 
 #[cfg(target_arch = "nvptx64")]
 use warpkit::{
-    lane::{LaneMask, lane_id},
-    matching::match_any_sync,
+    LaneMask,
+    block::{self, TempStorage},
+    instr::sreg::lanemask_lt,
+    kernel::{global_index, lane_id},
     ops::{Max, Sum},
-    thread,
-    tile::{Tile, Warp},
+    warp::{Tile, Warp, matching::match_any_sync},
 };
 
 warpkit::kernel! {
@@ -17,14 +18,14 @@ warpkit::kernel! {
     /// of 8 lanes (a `Tile<8>`), and `ranks[i]` = how many earlier lanes of the warp hold the
     /// same key (`match.any` and a lane mask).
     pub unsafe fn warp_stats(values: *const f32, keys: *const u32, sums: *mut f32, maxima: *mut f32, ranks: *mut u32) {
-        let i = thread::global_index();
+        let i = global_index();
         // SAFETY: the host launches one thread per value and sizes every output.
         unsafe {
             let v = *values.add(i);
             let total = Warp::full().reduce(v, Sum);
             let group_max = Tile::<8>::full().reduce(v, Max);
             let same_key: LaneMask = match_any_sync(LaneMask::FULL, *keys.add(i));
-            *ranks.add(i) = (same_key.bits() & warpkit::lane::lanemask_lt()).count_ones();
+            *ranks.add(i) = (same_key.bits() & lanemask_lt()).count_ones();
             if lane_id() == 0 {
                 *sums.add(i / 32) = total;
             }
@@ -34,13 +35,14 @@ warpkit::kernel! {
         }
     }
 
-    /// A block-wide inclusive prefix sum with shared memory declared in the kernel.
+    /// A block-wide inclusive prefix sum with its typed shared storage declared in the kernel.
     pub unsafe fn block_prefix_sums(values: *const u32, out: *mut u32) {
-        let scratch = warpkit::shared_array!(USER_SCAN_SCRATCH: [u32; 32]);
-        let i = thread::global_index();
-        // SAFETY: every thread of the block calls the block scan with the same scratch.
+        // SAFETY: a `.shared` variable of this kernel alone, used only by the block scan.
+        let storage = unsafe { &*warpkit::shared!(USER_SCAN_STORAGE: TempStorage<u32>) };
+        let i = global_index();
+        // SAFETY: every thread of the block calls the block scan with the same storage.
         unsafe {
-            let (inclusive, _) = warpkit::block::inclusive_scan(*values.add(i), Sum, scratch.cast());
+            let (inclusive, _) = block::inclusive_scan(*values.add(i), Sum, storage);
             *out.add(i) = inclusive;
         }
     }

@@ -126,7 +126,7 @@ macro_rules! custom_kernels {
 }
 
 /// The library's kernels, from the one list.
-#[cfg(feature = "kernels")]
+#[cfg(all(target_arch = "nvptx64", feature = "kernels"))]
 mod library {
     use crate::ops::{ArgMax, ArgMin, Indexed, Max, Min, Sum};
     use half::{bf16, f16};

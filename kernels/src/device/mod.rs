@@ -23,7 +23,6 @@ pub mod tuning;
 #[repr(C, align(16))]
 pub struct Vector<T, const N: usize>(pub [T; N]);
 
-#[cfg(target_arch = "nvptx64")]
 mod entry;
 #[cfg(target_arch = "nvptx64")]
 pub mod reduce;

@@ -12,20 +12,21 @@
 //! The block that takes the last ticket of the counter combines the partials in block (tile)
 //! order and resets the counter, so the kernel needs no second launch and no clearing.
 
-use super::sync::atom_add_acq_rel_gpu_u32;
+use crate::instr::memory::atom_add_acq_rel_gpu_u32;
 use super::tuning::{REDUCE_THREADS, REDUCE_UNROLL, vectorizes};
 use super::Vector;
 use crate::abi::layout::reduce_tile_items;
 use crate::abi::params;
 use crate::ops::ReduceOp;
-use crate::{block, thread};
+use crate::block::{self, TempStorage};
+use crate::kernel as thread;
 use bytemuck::Pod;
 use core::mem::size_of;
 
 /// The block's shared memory.
 #[repr(C)]
 pub struct ReduceShared<A> {
-    warp_values: [A; 32],
+    warp_values: TempStorage<A>,
     last: u32,
 }
 
@@ -58,12 +59,11 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
     let tid = thread::thread_idx_x();
     let block_id = thread::block_idx_x() as usize;
     let grid = thread::grid_dim_x();
-    let scratch = unsafe { (&raw mut (*shared).warp_values).cast::<A>() };
     // SAFETY: the caller's conditions; every index is checked against `len`.
     unsafe {
         let partial_count = if Op::ORDER_INDEPENDENT {
             let acc = grid_strided::<T, A, Op, VEC>(input, len, op, &load);
-            let total = block::reduce(acc, op, scratch);
+            let total = block::reduce(acc, op, &(*shared).warp_values);
             if tid == 0 {
                 *partials.add(block_id) = total;
             }
@@ -74,7 +74,7 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             let mut tile = block_id;
             while tile < tiles {
                 let acc = one_tile::<T, A, Op, VEC>(input, len, tile * tile_items, tile_items, op, &load);
-                let total = block::reduce(acc, op, scratch);
+                let total = block::reduce(acc, op, &(*shared).warp_values);
                 if tid == 0 {
                     *partials.add(tile) = total;
                 }
@@ -97,7 +97,7 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             acc = op.combine(acc, *partials.add(i));
             i += REDUCE_THREADS as usize;
         }
-        let total = block::reduce(acc, op, scratch);
+        let total = block::reduce(acc, op, &(*shared).warp_values);
         if tid == 0 {
             *(p.output as *mut O) = finish(total);
             *(p.counter as *mut u32) = 0;

@@ -2,10 +2,9 @@
 
 use super::tuning::ROWS_SCAN_ITEMS;
 use crate::abi::params;
-use crate::lane::lane_id;
+use crate::kernel::{self as thread, lane_id};
 use crate::ops::ReduceOp;
-use crate::thread;
-use crate::tile::Warp;
+use crate::warp::Warp;
 use bytemuck::Pod;
 
 /// The `[start, end)` of `row`: from `offsets` if not null, else `row * width`.

@@ -26,23 +26,26 @@
 //! advances it once its prefix is known (by then every tile has read it), so a launch captured
 //! in a CUDA graph is correct on every replay and needs no initialisation launch.
 
-use super::sync::{Backoff, ld_relaxed_gpu_u32, warp_poll};
+use super::sync::{Backoff, warp_poll};
+use crate::instr::memory::ld_relaxed_gpu_u32;
 use super::tile_status::{Slot, TileStatus};
 use super::tuning::{SCAN_THREADS, vectorizes};
 use super::Vector;
 use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
 use crate::abi::params;
-use crate::lane::{LaneMask, lane_id};
+use crate::block::TempStorage;
+use crate::instr::LaneMask;
+use crate::kernel::{self as thread, lane_id};
 use crate::ops::ReduceOp;
-use crate::tile::Warp;
-use crate::{block, thread};
+use crate::block;
+use crate::warp::Warp;
 use bytemuck::Pod;
 use core::mem::size_of;
 
 /// The block's shared memory.
 #[repr(C)]
 pub struct ScanShared<A, const STRIPES: usize, const VEC: usize> {
-    warp_totals: [A; 32],
+    warp_totals: TempStorage<A>,
     prefix: A,
     epoch: u32,
     /// Warp 0's items while it looks back, so the look-back's registers come on top of
@@ -112,7 +115,7 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
                     }
                 },
             );
-            let prefixes = crate::vote::ballot(LaneMask::FULL, is_prefix);
+            let prefixes = crate::warp::vote::ballot_sync(LaneMask::FULL, is_prefix);
             if prefixes == 0 {
                 // No inclusive prefix in the 32 groups before: wait until one appears.
                 backoff.pause();
@@ -222,8 +225,8 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
         if tid == 0 {
             (*shared).epoch = ld_relaxed_gpu_u32(&raw const (*control).epoch);
         }
-        let totals = (&raw mut (*shared).warp_totals).cast::<A>();
-        let (warp_prefix, tile_total) = block::scan_warp_totals(warp_total, op, totals);
+        let (warp_prefix, tile_total) =
+            block::scan_warp_totals(warp_total, op, &(*shared).warp_totals);
         let epoch = (*shared).epoch;
         let status = TileStatus {
             words: p.status as *mut u64,

@@ -8,9 +8,9 @@
 //! run's flag in every word of a slot has the value: no fences, no acquire loads (which would
 //! invalidate L1 on every poll), and no clearing between runs.
 
-use super::sync::{ld_relaxed_gpu_u64, st_relaxed_gpu_u64};
+use crate::instr::memory::{ld_relaxed_gpu_u64, st_relaxed_gpu_u64};
 use crate::abi::layout::{SCAN_GROUP, status_words_per_slot};
-use crate::shfl::map_words;
+use crate::warp::shfl::map_words;
 use bytemuck::Pod;
 use core::mem::size_of;
 

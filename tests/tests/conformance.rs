@@ -1,14 +1,14 @@
 //! GPU conformance: the hardware against the CPU reference model, bit for bit, for every
 //! warp instruction, on every PTX target the device runs (older targets carry the shuffle
-//! fallbacks of `redux.sync`). Skips, saying so, where there is no GPU.
+//! fallbacks of `redux.sync`). Skips, saying so, where there is no GPU (fails instead with
+//! `WARPKIT_REQUIRE_GPU=1`). Drives the GPU directly with cudarc.
 
-mod common;
-
-use common::*;
-use rand::{Rng, SeedableRng, rngs::StdRng};
+use cudarc::driver::PushKernelArg;
+use rand::{Rng, rngs::StdRng};
+use warpkit::instr::shfl::ShflMode;
 use warpkit::model;
-use warpkit::redux::FloatRedux;
-use warpkit::shfl::ShflMode;
+use warpkit::warp::redux::FloatRedux;
+use warpkit_tests::{config, gpu, ptx::TEST_KERNELS_PTX, seed};
 
 /// Membermasks: full, halves, alternating, sparse, single lanes, random.
 fn masks(rng: &mut StdRng) -> Vec<u32> {
@@ -34,40 +34,36 @@ fn random_mask(rng: &mut StdRng) -> u32 {
     .max(1)
 }
 
-fn seed() -> StdRng {
-    let s: u64 = rand::random();
-    eprintln!("seed {s}");
-    StdRng::seed_from_u64(s)
-}
-
 #[test]
 fn shfl_sync_matches_the_model_for_every_b_c_and_mask() {
-    let Some(wk0) = device(None) else { return };
-    let targets = runnable_targets(&wk0);
-    drop(wk0);
+    let Some(gpu) = gpu() else { return };
     let mut rng = seed();
     let warps = 64 * 32 * 32; // b in 0..64, clamp in 0..32, segmask in 0..32
     let mut cases = 0u64;
-    for target in targets {
-        let wk = device(Some(target)).unwrap();
+    for (target, ptx) in gpu.runnable(TEST_KERNELS_PTX) {
+        let module = gpu.load(ptx);
+        let kernel = gpu.function(&module, "warpkit_test_shfl");
         for (mode_id, mode) in ShflMode::ALL.iter().enumerate() {
             for mask in masks(&mut rng) {
                 let values: Vec<u32> = (0..warps * 32).map(|_| rng.random()).collect();
-                let input = upload(&values);
-                let (out, pred, plain) = (
-                    poisoned::<u32>(values.len()),
-                    poisoned::<u32>(values.len()),
-                    poisoned::<u32>(values.len()),
+                let input = gpu.upload(&values);
+                let (mut out, mut pred, mut plain) = (
+                    gpu.poisoned::<u32>(values.len()),
+                    gpu.poisoned::<u32>(values.len()),
+                    gpu.poisoned::<u32>(values.len()),
                 );
                 let (m, mi) = (mask, mode_id as u32);
-                let (i, o, p, q) = (ptr(&input), ptr(&out), ptr(&pred), ptr(&plain));
-                run(
-                    &wk,
-                    "warpkit_test_shfl",
-                    warps * 32,
-                    &[a(&mi), a(&m), a(&i), a(&o), a(&p), a(&q)],
+                let mut launch = gpu.stream.launch_builder(&kernel);
+                launch.arg(&mi).arg(&m).arg(&input);
+                launch.arg(&mut out).arg(&mut pred).arg(&mut plain);
+                // SAFETY: the kernel's parameters, each array 32 words per warp.
+                unsafe { launch.launch(config(warps * 32)) }.unwrap();
+                gpu.sync("warpkit_test_shfl");
+                let (out, pred, plain) = (
+                    gpu.download(&out),
+                    gpu.download(&pred),
+                    gpu.download(&plain),
                 );
-                let (out, pred, plain) = (download(&out), download(&pred), download(&plain));
                 for w in 0..warps {
                     let b = (w % 64) as u32;
                     let c = ((w / 64) % 32) as u32 | ((((w / 2048) % 32) as u32) << 8);
@@ -106,31 +102,35 @@ fn shfl_sync_matches_the_model_for_every_b_c_and_mask() {
 
 #[test]
 fn vote_match_redux_and_lanes_match_the_model() {
-    let Some(wk0) = device(None) else { return };
-    let targets = runnable_targets(&wk0);
-    drop(wk0);
+    let Some(gpu) = gpu() else { return };
     let mut rng = seed();
     let warps = 4096;
     let mut cases = 0u64;
-    for target in targets {
-        let wk = device(Some(target)).unwrap();
+    for (target, ptx) in gpu.runnable(TEST_KERNELS_PTX) {
+        let module = gpu.load(ptx);
         let mask_list: Vec<u32> = (0..warps).map(|_| random_mask(&mut rng)).collect();
-        let masks_d = upload(&mask_list);
+        let masks_d = gpu.upload(&mask_list);
 
         // vote
         let preds: Vec<u32> = (0..warps * 32)
             .map(|i| rng.random_bool(if i % 64 < 32 { 0.5 } else { 0.97 }) as u32)
             .collect();
-        let preds_d = upload(&preds);
-        let (out, ballots) = (poisoned::<u32>(warps * 32), poisoned::<u32>(warps * 32));
-        let (pm, pp, po, pb) = (ptr(&masks_d), ptr(&preds_d), ptr(&out), ptr(&ballots));
-        run(
-            &wk,
-            "warpkit_test_vote",
-            warps * 32,
-            &[a(&pm), a(&pp), a(&po), a(&pb)],
+        let preds_d = gpu.upload(&preds);
+        let (mut out, mut ballots) = (
+            gpu.poisoned::<u32>(warps * 32),
+            gpu.poisoned::<u32>(warps * 32),
         );
-        let (out, ballots) = (download(&out), download(&ballots));
+        let kernel = gpu.function(&module, "warpkit_test_vote");
+        let mut launch = gpu.stream.launch_builder(&kernel);
+        launch
+            .arg(&masks_d)
+            .arg(&preds_d)
+            .arg(&mut out)
+            .arg(&mut ballots);
+        // SAFETY: the kernel's parameters, sized as it reads and writes them.
+        unsafe { launch.launch(config(warps * 32)) }.unwrap();
+        gpu.sync("warpkit_test_vote");
+        let (out, ballots) = (gpu.download(&out), gpu.download(&ballots));
         for w in 0..warps {
             let mask = mask_list[w];
             let p: [bool; 32] = core::array::from_fn(|l| preds[w * 32 + l] != 0);
@@ -165,16 +165,15 @@ fn vote_match_redux_and_lanes_match_the_model() {
                 }
             })
             .collect();
-        let values_d = upload(&values);
-        let out = poisoned::<u32>(warps * 32 * 6);
-        let (pv, po) = (ptr(&values_d), ptr(&out));
-        run(
-            &wk,
-            "warpkit_test_match",
-            warps * 32,
-            &[a(&pm), a(&pv), a(&po)],
-        );
-        let out = download(&out);
+        let values_d = gpu.upload(&values);
+        let mut out = gpu.poisoned::<u32>(warps * 32 * 6);
+        let kernel = gpu.function(&module, "warpkit_test_match");
+        let mut launch = gpu.stream.launch_builder(&kernel);
+        launch.arg(&masks_d).arg(&values_d).arg(&mut out);
+        // SAFETY: the kernel's parameters, sized as it reads and writes them.
+        unsafe { launch.launch(config(warps * 32)) }.unwrap();
+        gpu.sync("warpkit_test_match");
+        let out = gpu.download(&out);
         for w in 0..warps {
             let mask = mask_list[w];
             let v64: [u64; 32] = core::array::from_fn(|l| values[w * 32 + l]);
@@ -216,16 +215,15 @@ fn vote_match_redux_and_lanes_match_the_model() {
                 }
             })
             .collect();
-        let values_d = upload(&values);
-        let out = poisoned::<u32>(warps * 32 * 17);
-        let (pv, po) = (ptr(&values_d), ptr(&out));
-        run(
-            &wk,
-            "warpkit_test_redux",
-            warps * 32,
-            &[a(&pm), a(&pv), a(&po)],
-        );
-        let out = download(&out);
+        let values_d = gpu.upload(&values);
+        let mut out = gpu.poisoned::<u32>(warps * 32 * 17);
+        let kernel = gpu.function(&module, "warpkit_test_redux");
+        let mut launch = gpu.stream.launch_builder(&kernel);
+        launch.arg(&masks_d).arg(&values_d).arg(&mut out);
+        // SAFETY: the kernel's parameters, sized as it reads and writes them.
+        unsafe { launch.launch(config(warps * 32)) }.unwrap();
+        gpu.sync("warpkit_test_redux");
+        let out = gpu.download(&out);
         for w in 0..warps {
             let mask = mask_list[w];
             let v: [u32; 32] = core::array::from_fn(|l| values[w * 32 + l]);
@@ -253,10 +251,14 @@ fn vote_match_redux_and_lanes_match_the_model() {
 
         // lanes and activemask in a branch that some lanes take.
         let branch: u32 = rng.random::<u32>() | 1;
-        let out = poisoned::<u32>(32 * 7);
-        let po = ptr(&out);
-        run(&wk, "warpkit_test_lanes", 32, &[a(&branch), a(&po)]);
-        let out = download(&out);
+        let mut out = gpu.poisoned::<u32>(32 * 7);
+        let kernel = gpu.function(&module, "warpkit_test_lanes");
+        let mut launch = gpu.stream.launch_builder(&kernel);
+        launch.arg(&branch).arg(&mut out);
+        // SAFETY: the kernel's parameters, 7 words per lane.
+        unsafe { launch.launch(config(32)) }.unwrap();
+        gpu.sync("warpkit_test_lanes");
+        let out = gpu.download(&out);
         for lane in 0..32u32 {
             let got = &out[lane as usize * 7..][..7];
             let [eq, lt, le, gt, ge] = model::lanemasks(lane);
@@ -322,25 +324,27 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 11]> {
 
 #[test]
 fn tile_algorithms_match_a_cpu_reference_for_every_width() {
-    let Some(wk0) = device(None) else { return };
-    let targets = runnable_targets(&wk0);
-    drop(wk0);
+    let Some(gpu) = gpu() else { return };
     let mut rng = seed();
     let lanes = 1024 * 32;
-    for target in targets {
-        let wk = device(Some(target)).unwrap();
+    for (target, ptx) in gpu.runnable(TEST_KERNELS_PTX) {
+        let module = gpu.load(ptx);
         for w in [1usize, 2, 4, 8, 16, 32] {
             let values: Vec<u32> = (0..lanes).map(|_| rng.random()).collect();
             let flags: Vec<u32> = (0..lanes).map(|_| rng.random_bool(0.2) as u32).collect();
-            let (vd, fd, out) = (upload(&values), upload(&flags), poisoned::<u32>(lanes * 11));
-            let (pv, pf, po) = (ptr(&vd), ptr(&fd), ptr(&out));
-            run(
-                &wk,
-                &format!("warpkit_test_tile_{w}"),
-                lanes,
-                &[a(&pv), a(&pf), a(&po)],
+            let (vd, fd, mut out) = (
+                gpu.upload(&values),
+                gpu.upload(&flags),
+                gpu.poisoned::<u32>(lanes * 11),
             );
-            let out = download(&out);
+            let name = format!("warpkit_test_tile_{w}");
+            let kernel = gpu.function(&module, &name);
+            let mut launch = gpu.stream.launch_builder(&kernel);
+            launch.arg(&vd).arg(&fd).arg(&mut out);
+            // SAFETY: the kernel's parameters, 11 output words per lane.
+            unsafe { launch.launch(config(lanes)) }.unwrap();
+            gpu.sync(&name);
+            let out = gpu.download(&out);
             let f: Vec<bool> = flags.iter().map(|&x| x != 0).collect();
             let want = tile_reference(w, &values, &f);
             for (i, want) in want.iter().enumerate() {

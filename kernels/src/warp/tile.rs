@@ -11,22 +11,28 @@
 //! Every lane of a segment must take part; lanes outside the tile's mask contribute
 //! unspecified values.
 //!
+//! ```no_run
+//! use warpkit::{ops::{Max, Sum}, warp::{Tile, Warp}};
+//! /// The warp's sum and each group of 8 lanes' maximum, in every lane.
+//! fn stats(x: f32) -> (f32, f32) {
+//!     (Warp::full().reduce(x, Sum), Tile::<8>::full().reduce(x, Max))
+//! }
+//! ```
+//!
 //! ```compile_fail
 //! // 24 is not a power of two: a compile-time error.
-//! let c = warpkit::tile::Tile::<24>::control(warpkit::shfl::ShflMode::Down);
+//! let c = warpkit::warp::Tile::<24>::control(warpkit::instr::shfl::ShflMode::Down);
 //! ```
 
-use crate::shfl::{ShflControl, ShflMode};
-
-#[cfg(target_arch = "nvptx64")]
-use crate::{lane::LaneMask, ops::ReduceOp, shfl::shfl_sync_mode};
-#[cfg(target_arch = "nvptx64")]
+use crate::instr::shfl::{ShflControl, ShflMode};
+use crate::instr::{LaneMask, sreg::laneid};
+use crate::ops::ReduceOp;
+use crate::warp::{redux::butterfly, shfl::shfl_sync_mode, vote::ballot_sync};
 use bytemuck::Pod;
 
 /// Segments of `W` lanes. `Tile<32>` is the whole warp ([`Warp`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tile<const W: u32> {
-    #[cfg(target_arch = "nvptx64")]
     mask: LaneMask,
 }
 
@@ -65,7 +71,6 @@ impl<const W: u32> Tile<W> {
     };
 }
 
-#[cfg(target_arch = "nvptx64")]
 impl<const W: u32> Tile<W> {
     /// Tiles over all 32 lanes.
     #[inline(always)]
@@ -83,13 +88,13 @@ impl<const W: u32> Tile<W> {
     /// The calling lane's index in its segment, `0..W`.
     #[inline(always)]
     pub fn rank(self) -> u32 {
-        crate::lane::lane_id() & (W - 1)
+        laneid() & (W - 1)
     }
 
     /// The lanes of the caller's segment that are in the tile's mask.
     #[inline(always)]
     pub fn segment_mask(self) -> LaneMask {
-        let base = crate::lane::lane_id() & !(W - 1);
+        let base = laneid() & !(W - 1);
         // SAFETY: the caller's own bit is in both the segment and the mask.
         unsafe { LaneMask::from_bits_unchecked((Self::SEGMENT_BITS << base) & self.mask.bits()) }
     }
@@ -155,16 +160,32 @@ impl<const W: u32> Tile<W> {
         if let Some(r) = op.redux(self.segment_mask(), value) {
             return r;
         }
-        let rank = self.rank();
+        butterfly::<T, W>(
+            value,
+            self.rank(),
+            |v, offset| self.shfl_xor(v, offset),
+            |a, b| op.combine(a, b),
+        )
+    }
+
+    /// The one Hillis–Steele loop of the warp layer: `log2(W)` steps; at step `offset` the
+    /// lane reads `shift(acc, offset)` and, where `takes(offset)`, folds it in with `fold(acc,
+    /// other)`. Forward scans shift up and fold `other ⊕ acc`; reverse scans shift down and
+    /// fold `acc ⊕ other`.
+    #[inline(always)]
+    fn hillis_steele<T: Pod>(
+        value: T,
+        shift: impl Fn(T, u32) -> T,
+        takes: impl Fn(u32) -> bool,
+        fold: impl Fn(T, T) -> T,
+    ) -> T {
         let mut acc = value;
         let mut offset = 1;
         while offset < W {
-            let other = self.shfl_xor(acc, offset);
-            acc = if rank & offset == 0 {
-                op.combine(acc, other)
-            } else {
-                op.combine(other, acc)
-            };
+            let other = shift(acc, offset);
+            if takes(offset) {
+                acc = fold(acc, other);
+            }
             offset <<= 1;
         }
         acc
@@ -174,16 +195,12 @@ impl<const W: u32> Tile<W> {
     #[inline(always)]
     pub fn inclusive_scan<T: Pod, Op: ReduceOp<T>>(self, value: T, op: Op) -> T {
         let rank = self.rank();
-        let mut acc = value;
-        let mut offset = 1;
-        while offset < W {
-            let other = self.shfl_up(acc, offset);
-            if rank >= offset {
-                acc = op.combine(other, acc);
-            }
-            offset <<= 1;
-        }
-        acc
+        Self::hillis_steele(
+            value,
+            |v, offset| self.shfl_up(v, offset),
+            |offset| rank >= offset,
+            |acc, other| op.combine(other, acc),
+        )
     }
 
     /// Exclusive scan: rank `r` gets `x[0] ⊕ … ⊕ x[r-1]`, rank 0 the identity.
@@ -202,16 +219,12 @@ impl<const W: u32> Tile<W> {
     #[inline(always)]
     pub fn reverse_inclusive_scan<T: Pod, Op: ReduceOp<T>>(self, value: T, op: Op) -> T {
         let rank = self.rank();
-        let mut acc = value;
-        let mut offset = 1;
-        while offset < W {
-            let other = self.shfl_down(acc, offset);
-            if rank + offset < W {
-                acc = op.combine(acc, other);
-            }
-            offset <<= 1;
-        }
-        acc
+        Self::hillis_steele(
+            value,
+            |v, offset| self.shfl_down(v, offset),
+            |offset| rank + offset < W,
+            |acc, other| op.combine(acc, other),
+        )
     }
 
     /// Reverse exclusive scan: rank `r` gets `x[r+1] ⊕ … ⊕ x[W-1]`, the last rank the identity.
@@ -229,8 +242,8 @@ impl<const W: u32> Tile<W> {
     /// The ranks that start a segment, from per-lane flags (rank 0 always starts one).
     #[inline(always)]
     fn heads(self, flag: bool, flags: Flags) -> u32 {
-        let base = crate::lane::lane_id() & !(W - 1);
-        let bits = (crate::vote::ballot(self.mask, flag) >> base) & Self::SEGMENT_BITS;
+        let base = laneid() & !(W - 1);
+        let bits = (ballot_sync(self.mask, flag) >> base) & Self::SEGMENT_BITS;
         let heads = match flags {
             Flags::Head => bits,
             Flags::Tail => bits << 1,
@@ -256,16 +269,12 @@ impl<const W: u32> Tile<W> {
         let rank = self.rank();
         let at_or_below = ranks_at_or_below(rank) & heads;
         let start = 31 - at_or_below.leading_zeros();
-        let mut acc = value;
-        let mut offset = 1;
-        while offset < W {
-            let other = self.shfl_up(acc, offset);
-            if rank >= start + offset {
-                acc = op.combine(other, acc);
-            }
-            offset <<= 1;
-        }
-        acc
+        Self::hillis_steele(
+            value,
+            |v, offset| self.shfl_up(v, offset),
+            |offset| rank >= start + offset,
+            |acc, other| op.combine(other, acc),
+        )
     }
 
     /// Segmented reduction: every lane gets the reduction of its own segment.
@@ -291,7 +300,6 @@ impl<const W: u32> Tile<W> {
 }
 
 /// The bits of ranks `0..=rank` (`rank` < 32).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn ranks_at_or_below(rank: u32) -> u32 {
     ((1u64 << (rank + 1)) - 1) as u32

@@ -1,12 +1,12 @@
 //! A kernel that uses every deprecated non-`.sync` `shfl` (built for sm_60 only).
 #![allow(deprecated)]
 
-use crate::shfl_legacy::*;
+use warpkit::instr::shfl_legacy::*;
 
-crate::kernel! {
+warpkit::kernel! {
     /// Each lane shuffles `io[lane]` in the four modes.
     pub unsafe fn warpkit_legacy_shfl(io: *mut u32) {
-        let lane = crate::thread::thread_idx_x() as usize;
+        let lane = warpkit::kernel::thread_idx_x() as usize;
         // SAFETY: launched converged with 32 threads; io has 4 words per lane.
         unsafe {
             let a = *io.add(lane);

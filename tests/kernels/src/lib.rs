@@ -1,0 +1,22 @@
+//! warpkit's test and benchmark kernels, kept out of the library's PTX:
+//!
+//! - [`shims`]: one shim kernel per instruction wrapper, and on the host the table of the
+//!   instruction each must contain, both from one list per instruction family;
+//! - `conformance`: the GPU conformance kernels (`warpkit_test_*`), which run every wrapper
+//!   and the `Tile` algorithms on data the host checks against `warpkit::model`;
+//! - `bandwidth`: the streaming probes the benchmark measures its limits with
+//!   (`warpkit_bandwidth_copy`, `warpkit_bandwidth_read`);
+//! - `legacy` (feature `legacy-shfl`, built for sm_60 alone): the deprecated non-`.sync` `shfl`.
+//!
+//! `warpkit-tests` (`tests/`) builds this crate into PTX with `warpkit-builder` and embeds it.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+
+pub mod shims;
+
+#[cfg(all(target_arch = "nvptx64", not(feature = "legacy-shfl")))]
+mod bandwidth;
+#[cfg(all(target_arch = "nvptx64", not(feature = "legacy-shfl")))]
+mod conformance;
+#[cfg(all(target_arch = "nvptx64", feature = "legacy-shfl"))]
+mod legacy;

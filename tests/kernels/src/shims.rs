@@ -1,0 +1,186 @@
+//! One shim kernel per instruction wrapper, and the instruction it must contain.
+//!
+//! Each family is one [`shims!`] list. On nvptx64 every entry becomes a kernel that loads its
+//! operands from the thread's 4 words of `io`, calls the wrapper once and stores the result;
+//! on the host the same list becomes a table of [`Shim`]s (kernel name, instruction, count,
+//! first target), which `warpkit-tests` checks against the PTX: the instruction appears
+//! exactly `count` times, with no call and no branch, on every target from `since`; below it
+//! (`redux.sync` on older targets) the instruction is absent and the shim shuffles instead.
+//! This is stdarch's `assert_instr`, with the expectation one line from the call.
+
+/// One shim kernel and the instruction it must contain.
+#[derive(Clone, Copy, Debug)]
+pub struct Shim {
+    /// The kernel's name in the PTX.
+    pub kernel: &'static str,
+    /// The instruction text that must appear, e.g. `shfl.sync.up.b32`.
+    pub instruction: &'static str,
+    /// How many times (a 64-bit shuffle is two 32-bit ones).
+    pub count: usize,
+    /// The first target that has the instruction (`sm_70`, `sm_80`, `sm_100a`): an
+    /// arch-specific one means only arch-specific targets from there.
+    pub since: &'static str,
+}
+
+/// `shims! { pub FAMILY { kernel => "instruction" * count, since sm_XX: |a, b, c| expr; ... } }`
+/// (`|a, b, c, p|` also binds the thread's `io` pointer, 4 words, to `p`).
+#[macro_export]
+macro_rules! shims {
+    ($(#[$doc:meta])* pub $family:ident {
+        $($name:ident => $instr:literal * $count:literal, since $since:ident:
+            |$a:ident, $b:ident, $c:ident $(, $p:ident)?| $e:expr;)*
+    }) => {
+        $(#[$doc])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub const $family: &[$crate::shims::Shim] = &[$($crate::shims::Shim {
+            kernel: stringify!($name),
+            instruction: $instr,
+            count: $count,
+            since: stringify!($since),
+        },)*];
+
+        $(warpkit::kernel! {
+            #[allow(clippy::missing_safety_doc)]
+            pub unsafe fn $name(io: *mut u32) {
+                // SAFETY: io holds 4 words per thread. Per-lane data: a warp-uniform value
+                // would let ptxas prove a shuffle is the identity and drop it.
+                let (io, $a, $b, $c) = unsafe {
+                    let io = io.add(4 * warpkit::kernel::thread_idx_x() as usize);
+                    (io, *io, *io.add(1), *io.add(2))
+                };
+                $(let $p = io;)?
+                let r: u32 = $e;
+                // SAFETY: as above.
+                unsafe { *io.add(3) = r };
+            }
+        })*
+    };
+}
+
+#[cfg(not(feature = "legacy-shfl"))]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
+mod families {
+    use warpkit::LaneMask;
+    use warpkit::instr::{activemask::*, barrier::*, matching::*, memory::*, redux::*, shfl::*};
+    use warpkit::instr::{sreg::*, vote::*};
+    use warpkit::ops::Sum;
+    use warpkit::warp::{Tile, shfl::*};
+
+    const M: LaneMask = LaneMask::FULL;
+
+    shims! {
+        /// `shfl.sync`: the raw forms with and without predicate, and the CUDA-style forms on
+        /// 8-, 12- and 64-bit values (one instruction per 32-bit word).
+        pub SHFL {
+            warpkit_instr_shfl_sync_up_b32 => "shfl.sync.up.b32" * 1, since sm_70: |a, b, c| shfl_sync_up_b32(a, b, c, M);
+            warpkit_instr_shfl_sync_down_b32 => "shfl.sync.down.b32" * 1, since sm_70: |a, b, c| shfl_sync_down_b32(a, b, c, M);
+            warpkit_instr_shfl_sync_bfly_b32 => "shfl.sync.bfly.b32" * 1, since sm_70: |a, b, c| shfl_sync_bfly_b32(a, b, c, M);
+            warpkit_instr_shfl_sync_idx_b32 => "shfl.sync.idx.b32" * 1, since sm_70: |a, b, c| shfl_sync_idx_b32(a, b, c, M);
+            warpkit_instr_shfl_sync_up_b32_pred => "shfl.sync.up.b32" * 1, since sm_70: |a, b, c| { let (d, p) = shfl_sync_up_b32_pred(a, b, c, M); d ^ p as u32 };
+            warpkit_instr_shfl_sync_down_b32_pred => "shfl.sync.down.b32" * 1, since sm_70: |a, b, c| { let (d, p) = shfl_sync_down_b32_pred(a, b, c, M); d ^ p as u32 };
+            warpkit_instr_shfl_sync_bfly_b32_pred => "shfl.sync.bfly.b32" * 1, since sm_70: |a, b, c| { let (d, p) = shfl_sync_bfly_b32_pred(a, b, c, M); d ^ p as u32 };
+            warpkit_instr_shfl_sync_idx_b32_pred => "shfl.sync.idx.b32" * 1, since sm_70: |a, b, c| { let (d, p) = shfl_sync_idx_b32_pred(a, b, c, M); d ^ p as u32 };
+            warpkit_instr_shfl_sync_f64 => "shfl.sync.idx.b32" * 2, since sm_70: |a, b, _c| { let x = f64::from_bits((a as u64) << 32 | b as u64); shfl_sync(M, x, a, 32).to_bits() as u32 };
+            warpkit_instr_shfl_down_sync_u8 => "shfl.sync.down.b32" * 1, since sm_70: |a, b, _c| shfl_down_sync(M, a as u8, b, 16) as u32;
+            warpkit_instr_shfl_xor_sync_12_bytes => "shfl.sync.bfly.b32" * 3, since sm_70: |a, b, c| { let x = shfl_xor_sync(M, [a, b, c], b, 32); x[0] ^ x[1] ^ x[2] };
+        }
+    }
+
+    shims! {
+        /// `vote.sync`: every mode, the negated forms, the ballot.
+        pub VOTE {
+            warpkit_instr_vote_sync_all_pred => "vote.sync.all.pred" * 1, since sm_70: |a, _b, _c| vote_sync_all_pred(M, a != 0) as u32;
+            warpkit_instr_vote_sync_any_pred => "vote.sync.any.pred" * 1, since sm_70: |a, _b, _c| vote_sync_any_pred(M, a != 0) as u32;
+            warpkit_instr_vote_sync_uni_pred => "vote.sync.uni.pred" * 1, since sm_70: |a, _b, _c| vote_sync_uni_pred(M, a != 0) as u32;
+            warpkit_instr_vote_sync_all_pred_not => "vote.sync.all.pred" * 1, since sm_70: |a, _b, _c| vote_sync_all_pred_not(M, a != 0) as u32;
+            warpkit_instr_vote_sync_any_pred_not => "vote.sync.any.pred" * 1, since sm_70: |a, _b, _c| vote_sync_any_pred_not(M, a != 0) as u32;
+            warpkit_instr_vote_sync_ballot_b32 => "vote.sync.ballot.b32" * 1, since sm_70: |a, _b, _c| vote_sync_ballot_b32(M, a != 0);
+        }
+    }
+
+    shims! {
+        /// `match.sync`: any and all, 32 and 64 bits.
+        pub MATCH {
+            warpkit_instr_match_any_sync_b32 => "match.any.sync.b32" * 1, since sm_70: |a, _b, _c| match_any_sync_b32(M, a).bits();
+            warpkit_instr_match_any_sync_b64 => "match.any.sync.b64" * 1, since sm_70: |a, b, _c| match_any_sync_b64(M, (a as u64) << 32 | b as u64).bits();
+            warpkit_instr_match_all_sync_b32 => "match.all.sync.b32" * 1, since sm_70: |a, _b, _c| { let (m, p) = match_all_sync_b32(M, a); m ^ p as u32 };
+            warpkit_instr_match_all_sync_b64 => "match.all.sync.b64" * 1, since sm_70: |a, b, _c| { let (m, p) = match_all_sync_b64(M, (a as u64) << 32 | b as u64); m ^ p as u32 };
+            warpkit_instr_match_any_sync_generic_i64 => "match.any.sync.b64" * 1, since sm_70: |a, b, _c| warpkit::warp::matching::match_any_sync(M, (a as i64) << 32 | b as i64).bits();
+        }
+    }
+
+    shims! {
+        /// `redux.sync`: every integer form (sm_80+), two `f32` forms (sm_100a), and a warp
+        /// sum through `Tile` (which must use the instruction where the target has it).
+        pub REDUX {
+            warpkit_instr_redux_sync_add_u32 => "redux.sync.add.u32" * 1, since sm_80: |a, _b, _c| redux_sync_add_u32(M, a);
+            warpkit_instr_redux_sync_min_u32 => "redux.sync.min.u32" * 1, since sm_80: |a, _b, _c| redux_sync_min_u32(M, a);
+            warpkit_instr_redux_sync_max_u32 => "redux.sync.max.u32" * 1, since sm_80: |a, _b, _c| redux_sync_max_u32(M, a);
+            warpkit_instr_redux_sync_add_i32 => "redux.sync.add.s32" * 1, since sm_80: |a, _b, _c| redux_sync_add_i32(M, a as i32) as u32;
+            warpkit_instr_redux_sync_min_i32 => "redux.sync.min.s32" * 1, since sm_80: |a, _b, _c| redux_sync_min_i32(M, a as i32) as u32;
+            warpkit_instr_redux_sync_max_i32 => "redux.sync.max.s32" * 1, since sm_80: |a, _b, _c| redux_sync_max_i32(M, a as i32) as u32;
+            warpkit_instr_redux_sync_and_b32 => "redux.sync.and.b32" * 1, since sm_80: |a, _b, _c| redux_sync_and_b32(M, a);
+            warpkit_instr_redux_sync_or_b32 => "redux.sync.or.b32" * 1, since sm_80: |a, _b, _c| redux_sync_or_b32(M, a);
+            warpkit_instr_redux_sync_xor_b32 => "redux.sync.xor.b32" * 1, since sm_80: |a, _b, _c| redux_sync_xor_b32(M, a);
+            warpkit_instr_redux_sync_min_f32 => "redux.sync.min.f32" * 1, since sm_100a: |a, _b, _c| redux_sync_min_f32(M, f32::from_bits(a)).to_bits();
+            warpkit_instr_redux_sync_max_abs_nan_f32 => "redux.sync.max.abs.NaN.f32" * 1, since sm_100a: |a, _b, _c| redux_sync_max_abs_nan_f32(M, f32::from_bits(a)).to_bits();
+            warpkit_instr_warp_sum_u32 => "redux.sync.add.u32" * 1, since sm_80: |a, _b, _c| Tile::<32>::full().reduce(a, Sum);
+        }
+    }
+
+    shims! {
+        /// Special registers and `activemask`. (`%tid.x` is read by every shim to index `io`.)
+        pub SREG {
+            warpkit_instr_laneid => "%laneid" * 1, since sm_70: |_a, _b, _c| laneid();
+            warpkit_instr_lanemask_eq => "%lanemask_eq" * 1, since sm_70: |_a, _b, _c| lanemask_eq();
+            warpkit_instr_lanemask_lt => "%lanemask_lt" * 1, since sm_70: |_a, _b, _c| lanemask_lt();
+            warpkit_instr_lanemask_le => "%lanemask_le" * 1, since sm_70: |_a, _b, _c| lanemask_le();
+            warpkit_instr_lanemask_gt => "%lanemask_gt" * 1, since sm_70: |_a, _b, _c| lanemask_gt();
+            warpkit_instr_lanemask_ge => "%lanemask_ge" * 1, since sm_70: |_a, _b, _c| lanemask_ge();
+            warpkit_instr_tid_y => "%tid.y" * 1, since sm_70: |_a, _b, _c| tid_y();
+            warpkit_instr_ctaid_x => "%ctaid.x" * 1, since sm_70: |_a, _b, _c| ctaid_x();
+            warpkit_instr_ntid_x => "%ntid.x" * 1, since sm_70: |_a, _b, _c| ntid_x();
+            warpkit_instr_nctaid_x => "%nctaid.x" * 1, since sm_70: |_a, _b, _c| nctaid_x();
+            warpkit_instr_activemask_b32 => "activemask.b32" * 1, since sm_70: |_a, _b, _c| activemask_b32().bits();
+        }
+    }
+
+    shims! {
+        /// Barriers: `bar.warp.sync` and `bar.sync 0`.
+        pub BARRIER {
+            warpkit_instr_bar_warp_sync => "bar.warp.sync" * 1, since sm_70: |a, _b, _c| { bar_warp_sync(M); a };
+            warpkit_instr_bar_sync_0 => "bar.sync" * 1, since sm_70: |a, _b, _c| { unsafe { bar_sync_0() }; a };
+        }
+    }
+
+    // SAFETY (the `unsafe` blocks below): `p` is the thread's own 4 aligned words of global
+    // memory; every thread of the block reaches `bar.sync 0`.
+    shims! {
+        /// Memory-order instructions, on the thread's own `io` words.
+        pub MEMORY {
+            warpkit_instr_ld_relaxed_gpu_u32 => "ld.relaxed.gpu.u32" * 1, since sm_70: |_a, _b, _c, p| unsafe { ld_relaxed_gpu_u32(p) };
+            warpkit_instr_ld_relaxed_gpu_u64 => "ld.relaxed.gpu.u64" * 1, since sm_70: |_a, _b, _c, p| unsafe { ld_relaxed_gpu_u64(p.cast()) } as u32;
+            warpkit_instr_st_relaxed_gpu_u32 => "st.relaxed.gpu.u32" * 1, since sm_70: |a, _b, _c, p| { unsafe { st_relaxed_gpu_u32(p.add(2), a) }; a };
+            warpkit_instr_st_relaxed_gpu_u64 => "st.relaxed.gpu.u64" * 1, since sm_70: |a, b, _c, p| { unsafe { st_relaxed_gpu_u64(p.cast(), (a as u64) << 32 | b as u64) }; a };
+            warpkit_instr_atom_add_acq_rel_gpu_u32 => "atom.acq_rel.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_acq_rel_gpu_u32(p.add(1), a) };
+            warpkit_instr_atom_add_relaxed_gpu_u32 => "atom.relaxed.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_relaxed_gpu_u32(p.add(1), a) };
+            warpkit_instr_nanosleep => "nanosleep.u32" * 1, since sm_70: |a, _b, _c| { nanosleep(a); a };
+            warpkit_instr_cvta_shared_u64 => "cvta.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_shared_u64(a as u64) as u32;
+        }
+    }
+}
+
+#[cfg(all(not(target_arch = "nvptx64"), not(feature = "legacy-shfl")))]
+pub use families::*;
+
+/// Every family, by name, for the host tests.
+#[cfg(all(not(target_arch = "nvptx64"), not(feature = "legacy-shfl")))]
+pub const FAMILIES: &[(&str, &[Shim])] = &[
+    ("shfl", SHFL),
+    ("vote", VOTE),
+    ("match", MATCH),
+    ("redux", REDUX),
+    ("sreg", SREG),
+    ("barrier", BARRIER),
+    ("memory", MEMORY),
+];

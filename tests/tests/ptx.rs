@@ -1,0 +1,201 @@
+//! Checks of the embedded PTX that need no GPU: every module (the library's, the test
+//! kernels', the legacy sm_60 one) assembles with `ptxas` for its target with no stack frame
+//! and no spills, and every wrapper's shim kernel contains the one instruction it promises,
+//! with no call and no branch (stdarch's `assert_instr`, on PTX): one test per family.
+
+use warpkit_builder::{Target, ptxas::parse_verbose};
+use warpkit_test_kernels::shims::{self, Shim};
+use warpkit_tests::ptx::{LEGACY_PTX, LIBRARY_PTX, TEST_KERNELS_PTX};
+use warpkit_tests::{assemble, count_instruction, kernel_body, ptxas};
+
+#[test]
+fn every_module_assembles_without_stack_or_spills() {
+    let Some(ptxas) = ptxas() else { return };
+    for (label, modules, at_least) in [
+        ("library", LIBRARY_PTX, 60),
+        ("test kernels", TEST_KERNELS_PTX, 60),
+        ("legacy", LEGACY_PTX, 1),
+    ] {
+        for &(arch, ptx) in modules {
+            assert!(
+                ptx.contains(&format!(".target {arch}")),
+                "{label} {arch}: wrong .target"
+            );
+            let functions = parse_verbose(&assemble(&ptxas, arch, ptx));
+            for f in &functions {
+                assert_eq!(
+                    (f.stack_frame, f.spill_stores, f.spill_loads),
+                    (0, 0, 0),
+                    "{label} {arch} {}: stack frame, spill stores, spill loads",
+                    f.name
+                );
+            }
+            let kernels = functions.iter().filter(|f| f.entry).count();
+            assert_eq!(
+                kernels,
+                ptx.matches(".entry ").count(),
+                "{label} {arch}: every kernel reported"
+            );
+            assert!(
+                kernels >= at_least,
+                "{label} {arch}: only {kernels} kernels"
+            );
+            println!("{label} {arch}: {kernels} kernels, no stack, no spills");
+        }
+    }
+}
+
+/// Checks one family's shims on every target.
+fn check_family(family: &[Shim]) {
+    let mut checked = 0;
+    for &(arch, ptx) in TEST_KERNELS_PTX {
+        let target = Target::parse(arch).unwrap();
+        for shim in family {
+            let since = Target::parse(shim.since).expect("since names a target");
+            let native =
+                target.compute >= since.compute && (!since.arch_specific || target.arch_specific);
+            let body = kernel_body(ptx, shim.kernel);
+            let count = count_instruction(body, shim.instruction);
+            assert!(
+                !body.contains("call"),
+                "{arch} {}: calls a function:\n{body}",
+                shim.kernel
+            );
+            if native {
+                assert_eq!(
+                    count, shim.count,
+                    "{arch} {}: expected {} × `{}`:\n{body}",
+                    shim.kernel, shim.count, shim.instruction
+                );
+                assert!(
+                    !body.contains("bra"),
+                    "{arch} {}: branches around `{}`:\n{body}",
+                    shim.kernel,
+                    shim.instruction
+                );
+            } else {
+                assert_eq!(
+                    count, 0,
+                    "{arch} {}: `{}` is not on this target",
+                    shim.kernel, shim.instruction
+                );
+                assert!(
+                    body.contains("shfl.sync"),
+                    "{arch} {}: the fallback shuffles",
+                    shim.kernel
+                );
+            }
+            checked += 1;
+        }
+    }
+    println!("{checked} wrapper/target pairs checked");
+}
+
+#[test]
+fn shfl_wrappers_emit_their_instruction() {
+    check_family(shims::SHFL);
+}
+
+#[test]
+fn vote_wrappers_emit_their_instruction() {
+    check_family(shims::VOTE);
+}
+
+#[test]
+fn match_wrappers_emit_their_instruction() {
+    check_family(shims::MATCH);
+}
+
+#[test]
+fn redux_wrappers_emit_their_instruction_or_shuffle_below_it() {
+    check_family(shims::REDUX);
+}
+
+#[test]
+fn special_register_and_activemask_wrappers_emit_their_instruction() {
+    check_family(shims::SREG);
+}
+
+#[test]
+fn barrier_wrappers_emit_their_instruction() {
+    check_family(shims::BARRIER);
+}
+
+#[test]
+fn memory_wrappers_emit_their_instruction() {
+    check_family(shims::MEMORY);
+}
+
+#[test]
+fn every_shim_kernel_is_in_a_family() {
+    let listed: Vec<&str> = shims::FAMILIES
+        .iter()
+        .flat_map(|(_, f)| f.iter().map(|s| s.kernel))
+        .collect();
+    for &(arch, ptx) in TEST_KERNELS_PTX {
+        for line in ptx.lines() {
+            if let Some(rest) = line.split(".entry warpkit_instr_").nth(1) {
+                let name = format!("warpkit_instr_{}", rest.split('(').next().unwrap());
+                assert!(
+                    listed.contains(&name.as_str()),
+                    "{arch}: {name} is unchecked"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_library_ptx_holds_no_test_kernels() {
+    for &(arch, ptx) in LIBRARY_PTX {
+        for prefix in [
+            "warpkit_test_",
+            "warpkit_instr_",
+            "warpkit_bandwidth_",
+            "warpkit_legacy_",
+        ] {
+            assert!(
+                !ptx.contains(&format!(".entry {prefix}")),
+                "{arch}: the library's PTX has a {prefix}* kernel"
+            );
+        }
+    }
+}
+
+#[test]
+fn legacy_shfl_exists_only_below_sm70() {
+    let (arch, ptx) = LEGACY_PTX[0];
+    assert_eq!(arch, "sm_60");
+    let body = kernel_body(ptx, "warpkit_legacy_shfl");
+    for mode in ["up", "down", "bfly", "idx"] {
+        assert!(
+            body.contains(&format!("shfl.{mode}.b32")),
+            "sm_60: shfl.{mode}.b32 missing"
+        );
+    }
+    assert!(!body.contains("shfl.sync"));
+    for &(arch, ptx) in TEST_KERNELS_PTX.iter().chain(LIBRARY_PTX) {
+        assert!(
+            !ptx.contains("warpkit_legacy_shfl"),
+            "{arch} carries the legacy kernel"
+        );
+    }
+}
+
+#[test]
+fn redux_is_used_by_warp_reductions_where_the_target_has_it() {
+    for &(arch, ptx) in LIBRARY_PTX {
+        let has_redux = Target::parse(arch).unwrap().compute >= 80;
+        let body = kernel_body(ptx, "warpkit_rows_reduce_sum_u32");
+        assert_eq!(body.contains("redux.sync.add.u32"), has_redux, "{arch}");
+    }
+}
+
+#[test]
+fn every_default_target_is_embedded() {
+    let names = |m: &[(&str, &str)]| m.iter().map(|(t, _)| t.to_string()).collect::<Vec<_>>();
+    let default: Vec<String> = Target::DEFAULT.iter().map(Target::name).collect();
+    assert_eq!(names(TEST_KERNELS_PTX), default);
+    assert_eq!(names(LIBRARY_PTX), default);
+    assert_eq!(names(LEGACY_PTX), ["sm_60"]);
+}
