@@ -8,10 +8,14 @@
 //! #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 //! #[repr(transparent)]
 //! struct Narrow(u16);
+//! unsafe impl warpkit_host::cudarc::driver::DeviceRepr for Narrow {}
+//! unsafe impl warpkit_host::cudarc::driver::ValidAsZeroBits for Narrow {}
+//! // error: the trait bound `Narrow: warpkit_host::element::sealed::Element` is not satisfied
 //! impl warpkit_host::Element for Narrow {
 //!     const NAME: &'static str = "u64";
 //!     type Accum = u64;
 //!     fn from_accum(a: u64) -> Self { Narrow(a as u16) }
+//!     fn to_accum(self) -> u64 { self.0 as u64 }
 //! }
 //! ```
 //!
@@ -19,6 +23,7 @@
 //! // A fake arg-min cannot be an ArgOp either.
 //! #[derive(Clone, Copy, Debug, Default)]
 //! struct FakeArgMin;
+//! // error: the trait bound `FakeArgMin: warpkit_host::element::sealed::ArgOp` is not satisfied
 //! impl warpkit_host::ArgOp for FakeArgMin {
 //!     const NAME: &'static str = "argmin";
 //! }

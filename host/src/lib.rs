@@ -36,6 +36,24 @@
 //! # Ok::<(), warpkit_host::Error>(())
 //! ```
 //!
+//! ## Borrowing
+//!
+//! A view borrows its slice, so a slice cannot be dropped while a view of it is passed in;
+//! and a slice dropped after work was enqueued on it is freed after that work (cudarc records
+//! each use with an event, and frees stream-ordered):
+//!
+//! ```compile_fail
+//! # use warpkit::ops::Sum;
+//! # fn f(wk: &warpkit_host::Warpkit) -> Result<(), warpkit_host::Error> {
+//! let stream = wk.new_stream()?;
+//! let mut queue = warpkit_host::Queue::new(wk, &stream)?;
+//! let data = stream.clone_htod(&[1u32, 2, 3]).unwrap();
+//! let view = data.slice(1..);
+//! drop(data); // error: `data` is borrowed by `view`
+//! queue.reduce(&view, Sum)?;
+//! # Ok(()) }
+//! ```
+//!
 //! ## Threads
 //!
 //! [`Warpkit`] is `Clone + Send + Sync` (an `Arc`). [`Queue`] and [`CustomKernels`] are

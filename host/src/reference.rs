@@ -12,9 +12,9 @@
 //!
 //! **Sums**: integers wrap; float sums are within a stated bound of the exact sum (the
 //! device adds in a fixed tree, deterministic but not sequential), so the model gives the
-//! exact sum rounded once ([`exact_sum`]).
+//! exact sum rounded once ([`Fold`]); a NaN input, or both infinities, give NaN.
 
-use crate::element::{ArgElement, ArgOp, DeviceOp, Element, Limits, identity, sealed};
+use crate::element::{ArgElement, ArgOp, DeviceOp, Element, Limits, sealed};
 
 /// The arithmetic of an accumulator type the model needs. Sealed.
 pub trait Model: Limits + sealed::Limits + PartialOrd + bytemuck::Pod {
@@ -58,9 +58,8 @@ float_model!(f32, 0x7fff_ffff; f64, 0x7fff_ffff_ffff_ffff);
 
 /// `Min` or `Max` of two non-NaN values, `-0.0 < +0.0`.
 fn pick<A: Model>(a: A, b: A, max: bool) -> A {
-    let bits = |x: A| bytemuck::bytes_of(&x).to_vec();
-    if a == b && bits(a) != bits(b) {
-        // ±0: the one with the sign bit is the smaller.
+    if a == b && bytemuck::bytes_of(&a) != bytemuck::bytes_of(&b) {
+        // ±0: the one with the sign bit (the last byte's top bit, little endian) is smaller.
         let a_negative = bytemuck::bytes_of(&a).last().is_some_and(|&h| h & 0x80 != 0);
         return if a_negative != max { a } else { b };
     }
@@ -68,58 +67,116 @@ fn pick<A: Model>(a: A, b: A, max: bool) -> A {
     if b_wins { b } else { a }
 }
 
-fn is_max<O: DeviceOp>() -> bool {
-    O::NAME == "max"
+fn is_float<A: Model>() -> bool {
+    A::canonical_nan().nan()
 }
 
-/// The model's reduction of `data` by `O` (float sums: see [`exact_sum`]).
+/// The model's running fold of one operator over an accumulator type: push values in index
+/// order, read the result of everything pushed so far (O(1) per step, for scans).
+#[derive(Clone, Copy, Debug)]
+pub struct Fold<A: Model> {
+    op: &'static str,
+    any: bool,
+    /// Integer sum, or the best non-NaN min/max so far.
+    acc: Option<A>,
+    /// Float sums: Neumaier's compensated sum and the special values seen.
+    sum: f64,
+    c: f64,
+    nan: bool,
+    pos_inf: bool,
+    neg_inf: bool,
+}
+
+impl<A: Model> Fold<A> {
+    /// A fold of the operator named `op` (`sum`, `min`, `max`).
+    pub fn new(op: &'static str) -> Fold<A> {
+        Fold {
+            op,
+            any: false,
+            acc: None,
+            sum: 0.0,
+            c: 0.0,
+            nan: false,
+            pos_inf: false,
+            neg_inf: false,
+        }
+    }
+
+    pub fn push(&mut self, x: A) {
+        self.any = true;
+        match self.op {
+            "sum" if is_float::<A>() => {
+                let w = x.wide();
+                if w.is_nan() {
+                    self.nan = true;
+                } else if w == f64::INFINITY {
+                    self.pos_inf = true;
+                } else if w == f64::NEG_INFINITY {
+                    self.neg_inf = true;
+                } else {
+                    let t = self.sum + w;
+                    self.c += if self.sum.abs() >= w.abs() {
+                        (self.sum - t) + w
+                    } else {
+                        (w - t) + self.sum
+                    };
+                    self.sum = t;
+                }
+            }
+            "sum" => self.acc = Some(self.acc.unwrap_or(A::ZERO).add(x)),
+            op => {
+                if !x.nan() {
+                    self.acc = Some(self.acc.map_or(x, |b| pick(b, x, op == "max")));
+                }
+            }
+        }
+    }
+
+    /// The result so far: the identity when nothing was pushed; a float sum is the exact sum
+    /// rounded once (NaN with a NaN input or both infinities, else the infinity seen).
+    pub fn value(&self) -> A {
+        match self.op {
+            "sum" if is_float::<A>() => {
+                if self.nan || (self.pos_inf && self.neg_inf) {
+                    A::canonical_nan()
+                } else if self.pos_inf {
+                    A::narrow(f64::INFINITY)
+                } else if self.neg_inf {
+                    A::narrow(f64::NEG_INFINITY)
+                } else {
+                    A::narrow(self.sum + self.c)
+                }
+            }
+            "sum" => self.acc.unwrap_or(A::ZERO),
+            "min" => self.acc.unwrap_or(if self.any { A::canonical_nan() } else { A::HIGHEST }),
+            _ => self.acc.unwrap_or(if self.any { A::canonical_nan() } else { A::LOWEST }),
+        }
+    }
+}
+
+/// The model's reduction of `data` by `O` (float sums: the exact sum rounded once).
 pub fn reduce<T: Element, O: DeviceOp>(data: &[T]) -> T::Accum
 where
     T::Accum: Model,
 {
-    let values = data.iter().map(|&x| x.to_accum());
-    match O::NAME {
-        "sum" if is_float::<T>() => {
-            <T::Accum as Model>::narrow(exact_sum(values.map(Model::wide)))
-        }
-        "sum" => values.fold(<T::Accum as Limits>::ZERO, Model::add),
-        _ => min_max(values, is_max::<O>()).unwrap_or_else(identity::<T, O>),
-    }
+    let mut fold = Fold::new(O::NAME);
+    data.iter().for_each(|x| fold.push(x.to_accum()));
+    fold.value()
 }
 
-fn is_float<T: Element>() -> bool
-where
-    T::Accum: Model,
-{
-    <T::Accum as Model>::canonical_nan().nan()
-}
-
-/// `Min`/`Max` by the rule above; `None` for empty input.
-fn min_max<A: Model>(values: impl Iterator<Item = A>, max: bool) -> Option<A> {
-    let mut any = false;
-    let mut best: Option<A> = None;
-    for v in values {
-        any = true;
-        if v.nan() {
-            continue;
-        }
-        best = Some(best.map_or(v, |b| pick(b, v, max)));
-    }
-    any.then(|| best.unwrap_or_else(A::canonical_nan))
-}
-
-/// The model's scan of `data` by `O` (integers and min/max exact; float sums: each prefix is
-/// the exact sum rounded once).
+/// The model's scan of `data` by `O`.
 pub fn scan<T: Element, O: DeviceOp>(data: &[T], exclusive: bool) -> Vec<T::Accum>
 where
     T::Accum: Model,
 {
-    let mut out = Vec::with_capacity(data.len());
-    for i in 0..data.len() {
-        let end = if exclusive { i } else { i + 1 };
-        out.push(reduce::<T, O>(&data[..end]));
-    }
-    out
+    let mut fold = Fold::new(O::NAME);
+    data.iter()
+        .map(|x| {
+            let before = fold.value();
+            fold.push(x.to_accum());
+            if exclusive { before } else { fold.value() }
+        })
+        .collect()
 }
 
 /// The model's arg-reduce of `data`.
@@ -127,32 +184,20 @@ pub fn arg_reduce<T: ArgElement, O: ArgOp>(data: &[T]) -> Option<(T::Accum, usiz
 where
     T::Accum: Model,
 {
-    let values: Vec<T::Accum> = data.iter().map(|&x| x.to_accum()).collect();
-    let best = min_max(values.iter().copied(), <O as sealed::ArgOp>::MAX)?;
+    let mut fold = Fold::new(if <O as sealed::ArgOp>::MAX { "max" } else { "min" });
+    data.iter().for_each(|x| fold.push(x.to_accum()));
+    if data.is_empty() {
+        return None;
+    }
+    let best = fold.value();
     if best.nan() {
         return Some((best, 0));
     }
-    let index = values
+    let index = data
         .iter()
-        .position(|v| bytemuck::bytes_of(v) == bytemuck::bytes_of(&best))
+        .position(|v| bytemuck::bytes_of(&v.to_accum()) == bytemuck::bytes_of(&best))
         .expect("the extreme is an input");
     Some((best, index))
-}
-
-/// The sum of `values` rounded once to `f64` (Neumaier's compensated sum; exact enough to
-/// judge the device's float sums against a bound).
-pub fn exact_sum(values: impl Iterator<Item = f64>) -> f64 {
-    let (mut sum, mut c) = (0.0f64, 0.0f64);
-    for x in values {
-        let t = sum + x;
-        c += if sum.abs() >= x.abs() {
-            (sum - t) + x
-        } else {
-            (x - t) + sum
-        };
-        sum = t;
-    }
-    sum + c
 }
 
 #[cfg(test)]
@@ -195,5 +240,9 @@ mod tests {
         assert_eq!(scan::<i32, Max>(&[1, 3, 2], true), [i32::MIN, 1, 3]);
         assert_eq!(scan::<u64, Sum>(&[1, 2, 3], false), [1, 3, 6]);
         assert_eq!(reduce::<f64, Sum>(&[1e16, 1.0, -1e16]), 1.0, "the exact sum");
+        assert!(reduce::<f32, Sum>(&[1.0, f32::INFINITY, f32::NEG_INFINITY]).is_nan());
+        assert_eq!(reduce::<f32, Sum>(&[1.0, f32::INFINITY]), f32::INFINITY);
+        assert_eq!(scan::<f32, Min>(&[f32::NAN, 2.0], false)[0].to_bits(), 0x7fff_ffff);
+        assert_eq!(scan::<f32, Min>(&[f32::NAN, 2.0], true)[0], f32::INFINITY);
     }
 }
