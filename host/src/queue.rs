@@ -230,12 +230,12 @@ impl Queue {
         let s = self.stream.cu_stream();
         // SAFETY: the callers pass an address with room for `bytes`.
         let r = unsafe {
-            if bytes.len() % 4 == 0 && dst % 4 == 0 {
+            if bytes.len().is_multiple_of(4) && dst.is_multiple_of(4) {
                 bytes.chunks_exact(4).enumerate().try_for_each(|(i, w)| {
                     let word = u32::from_ne_bytes(w.try_into().expect("4 bytes"));
                     sys::cuMemsetD32Async(dst + 4 * i as u64, word, 1, s).result()
                 })
-            } else if bytes.len() % 2 == 0 && dst % 2 == 0 {
+            } else if bytes.len().is_multiple_of(2) && dst.is_multiple_of(2) {
                 bytes.chunks_exact(2).enumerate().try_for_each(|(i, w)| {
                     let half = u16::from_ne_bytes(w.try_into().expect("2 bytes"));
                     sys::cuMemsetD16Async(dst + 2 * i as u64, half, 1, s).result()
