@@ -27,6 +27,9 @@ struct Args {
     /// Row width of rows-reduce / rows-scan (segments: ragged rows of about this length).
     #[arg(long, default_value_t = 1000)]
     width: usize,
+    /// Exclusive rows-scan / segments-scan (device scans: exclusive-scan).
+    #[arg(long)]
+    exclusive: bool,
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     device: usize,
@@ -85,7 +88,8 @@ fn close<A: Model>(got: A, want: A, magnitude: f64) -> bool {
     if bytemuck::bytes_of(&got) == bytemuck::bytes_of(&want) || (got.nan() && want.nan()) {
         return true;
     }
-    A::canonical_nan().nan() && (got.wide() - want.wide()).abs() <= 1e-3 * magnitude.max(1.0) + want.wide().abs() / 128.0
+    A::canonical_nan().nan()
+        && (got.wide() - want.wide()).abs() <= 1e-3 * magnitude.max(1.0) + want.wide().abs() / 128.0
 }
 
 struct Run<'a> {
@@ -126,13 +130,29 @@ impl Run<'_> {
         let got = q.arg_reduce(&input, O::default())?;
         let took = start.elapsed();
         let want = reference::arg_reduce::<T, O>(&data);
-        let ok = got.map(|(v, i)| (v.to_accum(), i)).map(|(v, i)| (bytemuck::bytes_of(&v).to_vec(), i))
+        let ok = got
+            .map(|(v, i)| (v.to_accum(), i))
+            .map(|(v, i)| (bytemuck::bytes_of(&v).to_vec(), i))
             == want.map(|(v, i)| (bytemuck::bytes_of(&v).to_vec(), i));
-        println!("{} of {} {}: {got:?} (CPU: {want:?}) in {took:?}", O::NAME, data.len(), T::NAME);
+        println!(
+            "{} of {} {}: {got:?} (CPU: {want:?}) in {took:?}",
+            O::NAME,
+            data.len(),
+            T::NAME
+        );
         Ok(ok)
     }
 
-    fn setup<T: Gen>(&self) -> Result<(Vec<T>, std::sync::Arc<warpkit_host::cudarc::driver::CudaStream>, Queue), Error>
+    fn setup<T: Gen>(
+        &self,
+    ) -> Result<
+        (
+            Vec<T>,
+            std::sync::Arc<warpkit_host::cudarc::driver::CudaStream>,
+            Queue,
+        ),
+        Error,
+    >
     where
         T::Accum: Model,
     {
@@ -162,27 +182,47 @@ impl Run<'_> {
             offsets.push(next.min(n as u64));
         }
         let what = self.args.what;
-        let kind = if matches!(what, What::ExclusiveScan) { ScanKind::Exclusive } else { ScanKind::Inclusive };
+        let kind = if what == What::ExclusiveScan || self.args.exclusive {
+            ScanKind::Exclusive
+        } else {
+            ScanKind::Inclusive
+        };
         let rows_out = match what {
             What::RowsReduce => n / width,
             What::SegmentsReduce => offsets.len() - 1,
             _ => n,
         };
-        let mut output = stream.alloc_zeros::<T>(rows_out).map_err(driver("allocate"))?;
-        let rows_in = input.slice(0..if what == What::RowsReduce { rows_out * width } else { n });
+        let mut output = stream
+            .alloc_zeros::<T>(rows_out)
+            .map_err(driver("allocate"))?;
+        let rows_in = input.slice(
+            0..if what == What::RowsReduce {
+                rows_out * width
+            } else {
+                n
+            },
+        );
         let (value, took) = {
             let mut once = |q: &mut Queue| -> Result<Option<T>, Error> {
                 match what {
                     What::Reduce => return q.reduce(&input, O::default()).map(Some),
-                    What::InclusiveScan | What::ExclusiveScan => q.scan(&input, &mut output, O::default(), kind)?,
-                    What::RowsReduce => q.rows_reduce(&rows_in, width, &mut output, O::default())?,
+                    What::InclusiveScan | What::ExclusiveScan => {
+                        q.scan(&input, &mut output, O::default(), kind)?
+                    }
+                    What::RowsReduce => {
+                        q.rows_reduce(&rows_in, width, &mut output, O::default())?
+                    }
                     What::RowsScan => {
                         let whole = input.slice(0..n / width * width);
                         let mut out = output.slice_mut(0..n / width * width);
                         q.rows_scan(&whole, width, &mut out, O::default(), kind)?
                     }
-                    What::SegmentsReduce => q.segments_reduce(&input, &offsets, &mut output, O::default())?,
-                    What::SegmentsScan => q.segments_scan(&input, &offsets, &mut output, O::default(), kind)?,
+                    What::SegmentsReduce => {
+                        q.segments_reduce(&input, &offsets, &mut output, O::default())?
+                    }
+                    What::SegmentsScan => {
+                        q.segments_scan(&input, &offsets, &mut output, O::default(), kind)?
+                    }
                     What::ArgMin | What::ArgMax => unreachable!(),
                 }
                 q.synchronize()?;
@@ -195,14 +235,27 @@ impl Run<'_> {
         };
         if let Some(v) = value {
             let want = reference::reduce::<T, O>(&data);
-            println!("{} of {n} {}: {v} (CPU: {want:?}) in {took:?}", O::NAME, T::NAME);
-            return Ok(close(v.to_accum(), T::from_accum(want).to_accum(), magnitude));
+            println!(
+                "{} of {n} {}: {v} (CPU: {want:?}) in {took:?}",
+                O::NAME,
+                T::NAME
+            );
+            return Ok(close(
+                v.to_accum(),
+                T::from_accum(want).to_accum(),
+                magnitude,
+            ));
         }
         let got = stream.clone_dtoh(&output).map_err(driver("download"))?;
         let rows: Vec<(usize, usize)> = match what {
             What::InclusiveScan | What::ExclusiveScan => vec![(0, n)],
-            What::RowsReduce | What::RowsScan => (0..n / width).map(|r| (r * width, (r + 1) * width)).collect(),
-            _ => offsets.windows(2).map(|w| (w[0] as usize, w[1] as usize)).collect(),
+            What::RowsReduce | What::RowsScan => (0..n / width)
+                .map(|r| (r * width, (r + 1) * width))
+                .collect(),
+            _ => offsets
+                .windows(2)
+                .map(|w| (w[0] as usize, w[1] as usize))
+                .collect(),
         };
         let mut bad = 0usize;
         for (r, &(a, b)) in rows.iter().enumerate() {
@@ -215,16 +268,26 @@ impl Run<'_> {
                 if matches!(what, What::RowsReduce | What::SegmentsReduce) {
                     continue;
                 }
-                let want = if kind == ScanKind::Exclusive { before } else { fold.value() };
+                let want = if kind == ScanKind::Exclusive {
+                    before
+                } else {
+                    fold.value()
+                };
                 bad += !close(got[i].to_accum(), T::from_accum(want).to_accum(), mag) as usize;
             }
             if matches!(what, What::RowsReduce | What::SegmentsReduce) {
-                bad += !close(got[r].to_accum(), T::from_accum(fold.value()).to_accum(), mag) as usize;
+                bad += !close(
+                    got[r].to_accum(),
+                    T::from_accum(fold.value()).to_accum(),
+                    mag,
+                ) as usize;
             }
         }
         println!(
             "{} {} of {n} {} ({} rows): {} mismatches against the CPU, in {took:?}",
-            clap::ValueEnum::to_possible_value(&what).map(|v| v.get_name().to_owned()).unwrap_or_default(),
+            clap::ValueEnum::to_possible_value(&what)
+                .map(|v| v.get_name().to_owned())
+                .unwrap_or_default(),
             O::NAME,
             T::NAME,
             rows.len(),
@@ -248,7 +311,10 @@ fn main() {
         }
     };
     println!("device: {}", wk.describe());
-    let run = Run { wk: &wk, args: &args };
+    let run = Run {
+        wk: &wk,
+        args: &args,
+    };
     let arg = matches!(args.what, What::ArgMin | What::ArgMax);
     let result = match (args.r#type, arg) {
         (Type::U32, false) => run.go::<u32>(),
@@ -265,7 +331,9 @@ fn main() {
         (Type::I64, true) => run.arg::<i64>(),
         (Type::F32, true) => run.arg::<f32>(),
         (Type::F64, true) => run.arg::<f64>(),
-        (Type::F16 | Type::Bf16, true) => Err(Error::MissingKernel("no arg-reduce kernels for f16/bf16".into())),
+        (Type::F16 | Type::Bf16, true) => Err(Error::MissingKernel(
+            "no arg-reduce kernels for f16/bf16".into(),
+        )),
     };
     match result {
         Ok(true) => {}

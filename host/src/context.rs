@@ -49,7 +49,12 @@ pub fn open_device(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
         Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NO_DEVICE => {
             return Err(Error::NoDevice { ordinal, count: 0 });
         }
-        Err(source) => return Err(Error::Driver { op: "cuInit", source }),
+        Err(source) => {
+            return Err(Error::Driver {
+                op: "cuInit",
+                source,
+            });
+        }
     }
     let count = result::device::get_count().during("count devices")? as usize;
     if ordinal >= count {
@@ -180,7 +185,14 @@ impl Warpkit {
         let mut args = args.to_vec();
         // SAFETY: forwarded to the caller.
         unsafe {
-            result::launch_kernel(f, (grid, 1, 1), (block, 1, 1), 0, stream.cu_stream(), &mut args)
+            result::launch_kernel(
+                f,
+                (grid, 1, 1),
+                (block, 1, 1),
+                0,
+                stream.cu_stream(),
+                &mut args,
+            )
         }
         .during("launch")
     }

@@ -61,7 +61,11 @@ impl<T: Pod, Op: ReduceOp<T> + Default> CustomKernels<T, Op> {
                 Error::MissingKernel(format!(
                     "the PTX lacks `{prefix}` kernels for a type of {size} bytes aligned to \
                      {align} (no `.entry {name}`; `{prefix}_{family}` kernels present: {})",
-                    if others.is_empty() { "none".into() } else { others.join(", ") }
+                    if others.is_empty() {
+                        "none".into()
+                    } else {
+                        others.join(", ")
+                    }
                 ))
             })
         };
@@ -92,7 +96,10 @@ impl Queue {
         if kernels.module.context().cu_ctx() != self.wk.context().cu_ctx() {
             return Err(Error::WrongContext { op: "custom" });
         }
-        Ok(Custom { queue: self, kernels })
+        Ok(Custom {
+            queue: self,
+            kernels,
+        })
     }
 }
 
@@ -139,7 +146,11 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
     }
 
     /// See [`Queue::scan_in_place`].
-    pub fn scan_in_place(&mut self, data: &mut impl DevicePtrMut<T>, kind: ScanKind) -> Result<(), Error> {
+    pub fn scan_in_place(
+        &mut self,
+        data: &mut impl DevicePtrMut<T>,
+        kind: ScanKind,
+    ) -> Result<(), Error> {
         let stream = self.queue.stream.clone();
         let (d, _rd) = output!(self.queue, "scan_in_place", stream, data);
         self.queue.do_scan(self.kernels.set, d, d, kind)
@@ -182,7 +193,8 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
         let stream = self.queue.stream.clone();
         let (i, _ri) = input!(self.queue, "segments_reduce", stream, input);
         let (o, _ro) = output!(self.queue, "segments_reduce", stream, output);
-        self.queue.do_segments_reduce(self.kernels.set, i, offsets, o)
+        self.queue
+            .do_segments_reduce(self.kernels.set, i, offsets, o)
     }
 
     /// See [`Queue::segments_scan`].
@@ -196,7 +208,8 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
         let stream = self.queue.stream.clone();
         let (i, _ri) = input!(self.queue, "segments_scan", stream, input);
         let (o, _ro) = output!(self.queue, "segments_scan", stream, output);
-        self.queue.do_segments_scan(self.kernels.set, i, offsets, o, kind)
+        self.queue
+            .do_segments_scan(self.kernels.set, i, offsets, o, kind)
     }
 }
 
@@ -204,7 +217,10 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
 mod tests {
     #[test]
     fn custom_names_carry_size_and_alignment() {
-        assert_eq!(super::custom_kernel_name("my_affine", "scan", 8, 4), "my_affine_scan_s8a4");
+        assert_eq!(
+            super::custom_kernel_name("my_affine", "scan", 8, 4),
+            "my_affine_scan_s8a4"
+        );
         assert_eq!(
             super::custom_kernel_name("kv", "rows_reduce", 16, 8),
             "kv_rows_reduce_s16a8"

@@ -68,6 +68,8 @@
 //! a value to the host or copy offsets from it refuse to run while capturing.
 
 mod context;
+#[cfg(feature = "cust")]
+pub mod cust;
 mod custom;
 mod element;
 mod error;
@@ -75,11 +77,9 @@ mod kernels;
 mod module;
 mod ops;
 pub mod ptx;
-pub mod raw;
 mod queue;
+pub mod raw;
 pub mod reference;
-#[cfg(feature = "cust")]
-pub mod cust;
 
 pub use context::{Warpkit, arg, open_device};
 pub use custom::{Custom, CustomKernels, custom_kernel_name};

@@ -121,15 +121,30 @@ impl Queue {
             return self.write_bytes(output.ptr, identity);
         }
         let (item, value) = (set.item_bytes, set.value_bytes);
-        self.enqueue_reduce(set.reduce, input.ptr, input.len, item, value, Some(output.ptr))
+        self.enqueue_reduce(
+            set.reduce,
+            input.ptr,
+            input.len,
+            item,
+            value,
+            Some(output.ptr),
+        )
     }
 
-    pub(crate) fn do_reduce(&mut self, set: Set, input: Range, identity: &[u8]) -> Result<Vec<u8>, Error> {
+    pub(crate) fn do_reduce(
+        &mut self,
+        set: Set,
+        input: Range,
+        identity: &[u8],
+    ) -> Result<Vec<u8>, Error> {
         if input.len == 0 {
             return Ok(identity.to_vec());
         }
         self.bind()?;
-        self.not_capturing("reduce", "it returns the result to the host; use reduce_into")?;
+        self.not_capturing(
+            "reduce",
+            "it returns the result to the host; use reduce_into",
+        )?;
         let (item, value) = (set.item_bytes, set.value_bytes);
         self.enqueue_reduce(set.reduce, input.ptr, input.len, item, value, None)?;
         self.read_result(value)
@@ -144,7 +159,14 @@ impl Queue {
     ) -> Result<(), Error> {
         check_output("scan", input, output, set.item_bytes, true)?;
         self.bind()?;
-        self.enqueue_scan(set.scan, input.ptr, output.ptr, input.len, set.item_bytes, kind)
+        self.enqueue_scan(
+            set.scan,
+            input.ptr,
+            output.ptr,
+            input.len,
+            set.item_bytes,
+            kind,
+        )
     }
 
     pub(crate) fn do_rows_reduce(
@@ -186,7 +208,15 @@ impl Queue {
         check_output(op, input, output, set.item_bytes, false)?;
         let rows = rows_of(op, input.len, width)?;
         self.bind()?;
-        self.enqueue_rows(set.rows_scan, input.ptr, 0, width, rows, output.ptr, Some(kind))
+        self.enqueue_rows(
+            set.rows_scan,
+            input.ptr,
+            0,
+            width,
+            rows,
+            output.ptr,
+            Some(kind),
+        )
     }
 
     pub(crate) fn do_segments_reduce(
@@ -214,7 +244,15 @@ impl Queue {
         }
         self.bind()?;
         let offsets = self.upload_offsets(op, offsets)?;
-        self.enqueue_rows(set.rows_reduce, input.ptr, offsets, 0, rows, output.ptr, None)
+        self.enqueue_rows(
+            set.rows_reduce,
+            input.ptr,
+            offsets,
+            0,
+            rows,
+            output.ptr,
+            None,
+        )
     }
 
     pub(crate) fn do_segments_scan(
@@ -233,7 +271,15 @@ impl Queue {
         }
         self.bind()?;
         let offsets = self.upload_offsets(op, offsets)?;
-        self.enqueue_rows(set.rows_scan, input.ptr, offsets, 0, rows, output.ptr, Some(kind))
+        self.enqueue_rows(
+            set.rows_scan,
+            input.ptr,
+            offsets,
+            0,
+            rows,
+            output.ptr,
+            Some(kind),
+        )
     }
 
     pub(crate) fn do_arg_reduce(
@@ -247,7 +293,11 @@ impl Queue {
             return Ok(None);
         }
         // The index type's largest value marks "no index".
-        let max = if index_bytes == 4 { u32::MAX as u64 } else { u64::MAX };
+        let max = if index_bytes == 4 {
+            u32::MAX as u64
+        } else {
+            u64::MAX
+        };
         if input.len as u64 >= max {
             return Err(Error::TooLarge {
                 op: "arg_reduce",
@@ -278,7 +328,11 @@ impl Queue {
     }
 
     /// Refuses a slice of another context.
-    pub(crate) fn same_context<T>(&self, op: &'static str, s: &impl DeviceSlice<T>) -> Result<(), Error> {
+    pub(crate) fn same_context<T>(
+        &self,
+        op: &'static str,
+        s: &impl DeviceSlice<T>,
+    ) -> Result<(), Error> {
         if s.stream().context().cu_ctx() == self.wk.context().cu_ctx() {
             Ok(())
         } else {
@@ -463,7 +517,10 @@ mod tests {
         assert_eq!(check_offsets("t", &[0, 3, 3, 10], 10).unwrap(), 3);
         assert_eq!(check_offsets("t", &[5], 10).unwrap(), 0);
         let err = check_offsets("t", &[0, 4, 2], 10).unwrap_err().to_string();
-        assert!(err.contains("offsets[2] = 2 is below offsets[1] = 4"), "{err}");
+        assert!(
+            err.contains("offsets[2] = 2 is below offsets[1] = 4"),
+            "{err}"
+        );
         let err = check_offsets("t", &[0, 11], 10).unwrap_err().to_string();
         assert!(err.contains("exceeds the input length 10"), "{err}");
         assert!(check_offsets("t", &[], 10).is_err());
@@ -473,7 +530,9 @@ mod tests {
     fn outputs_are_checked_with_the_real_lengths() {
         let a = Range { ptr: 4096, len: 4 };
         let short = Range { ptr: 8192, len: 3 };
-        let err = check_output("scan", a, short, 4, true).unwrap_err().to_string();
+        let err = check_output("scan", a, short, 4, true)
+            .unwrap_err()
+            .to_string();
         assert_eq!(err, "scan: output has 3 elements, expected 4");
         let shifted = Range { ptr: 4100, len: 4 };
         assert!(matches!(
@@ -482,8 +541,14 @@ mod tests {
         ));
         assert!(check_output("scan", a, a, 4, true).is_ok());
         assert!(check_output("rows_scan", a, a, 4, false).is_err());
-        let after = Range { ptr: 4096 + 16, len: 4 };
-        assert!(check_output("scan", a, after, 4, false).is_ok(), "adjacent is not overlap");
+        let after = Range {
+            ptr: 4096 + 16,
+            len: 4,
+        };
+        assert!(
+            check_output("scan", a, after, 4, false).is_ok(),
+            "adjacent is not overlap"
+        );
     }
 
     #[test]

@@ -9,9 +9,7 @@ use cudarc::driver::{
 };
 use std::sync::Arc;
 use warpkit::abi::{layout, params};
-use warpkit::device::tuning::{
-    REDUCE_BLOCKS_PER_SM, REDUCE_THREADS, ROWS_THREADS, SCAN_THREADS,
-};
+use warpkit::device::tuning::{REDUCE_BLOCKS_PER_SM, REDUCE_THREADS, ROWS_THREADS, SCAN_THREADS};
 
 /// Which scan: `y[i] = x[0] ⊕ … ⊕ x[i]` or `x[0] ⊕ … ⊕ x[i-1]` (the identity at `i = 0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,7 +147,11 @@ impl Queue {
     }
 
     /// Refuses `op` while the stream is capturing a graph.
-    pub(crate) fn not_capturing(&self, op: &'static str, reason: &'static str) -> Result<(), Error> {
+    pub(crate) fn not_capturing(
+        &self,
+        op: &'static str,
+        reason: &'static str,
+    ) -> Result<(), Error> {
         // SAFETY: a valid stream of the bound context.
         let status = unsafe { result::stream::is_capturing(self.stream.cu_stream()) }
             .during("query capture status")?;
@@ -174,7 +176,11 @@ impl Queue {
             };
             let bytes = value_bytes.max(16);
             self.reduce = Some(ReduceStorage {
-                partials: Buffer::new(&self.stream, layout::REDUCE_MAX_TILES as usize * bytes, false)?,
+                partials: Buffer::new(
+                    &self.stream,
+                    layout::REDUCE_MAX_TILES as usize * bytes,
+                    false,
+                )?,
                 result: Buffer::new(&self.stream, bytes, false)?,
                 counter,
             });
@@ -207,9 +213,7 @@ impl Queue {
         };
         // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
         // values; the counter is zero; the callers checked input and output.
-        unsafe {
-            kernel.launch(&self.stream, grid, REDUCE_THREADS, &params, "reduce launch")
-        }
+        unsafe { kernel.launch(&self.stream, grid, REDUCE_THREADS, &params, "reduce launch") }
     }
 
     /// Copies `bytes` bytes of the result slot to the host, after the stream's work.
@@ -219,7 +223,7 @@ impl Queue {
         // SAFETY: the slot holds at least `bytes` bytes; `out` lives until the synchronize
         // below has completed the copy.
         unsafe { result::memcpy_dtoh_async(&mut out, storage.result.ptr, self.stream.cu_stream()) }
-        .during("copy result")?;
+            .during("copy result")?;
         self.synchronize()?;
         Ok(out)
     }
@@ -241,9 +245,10 @@ impl Queue {
                     sys::cuMemsetD16Async(dst + 2 * i as u64, half, 1, s).result()
                 })
             } else {
-                bytes.iter().enumerate().try_for_each(|(i, &b)| {
-                    result::memset_d8_async(dst + i as u64, b, 1, s)
-                })
+                bytes
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, &b)| result::memset_d8_async(dst + i as u64, b, 1, s))
             }
         };
         r.during("write identity")
@@ -285,7 +290,13 @@ impl Queue {
         // `capacity ≥ tiles` tiles of this item size and was zeroed when allocated; the
         // kernel keeps the control block (epoch) itself.
         unsafe {
-            kernel.launch(&self.stream, tiles as u32, SCAN_THREADS, &params, "scan launch")
+            kernel.launch(
+                &self.stream,
+                tiles as u32,
+                SCAN_THREADS,
+                &params,
+                "scan launch",
+            )
         }
     }
 
@@ -317,7 +328,11 @@ impl Queue {
     }
 
     /// Copies `offsets` into the queue's offset buffer, in stream order; returns its address.
-    pub(crate) fn upload_offsets(&mut self, op: &'static str, offsets: &[u64]) -> Result<u64, Error> {
+    pub(crate) fn upload_offsets(
+        &mut self,
+        op: &'static str,
+        offsets: &[u64],
+    ) -> Result<u64, Error> {
         self.not_capturing(
             op,
             "it copies the row offsets from host memory, which a graph replay would read again after it is gone",

@@ -40,7 +40,10 @@ impl Queue {
         self.do_reduce_into(
             self.set::<T, O>(),
             Range { ptr: input, len },
-            Range { ptr: output, len: output_len },
+            Range {
+                ptr: output,
+                len: output_len,
+            },
             bytemuck::bytes_of(&id),
         )
     }
@@ -55,7 +58,11 @@ impl Queue {
         len: usize,
     ) -> Result<T, Error> {
         let id = identity::<T, O>();
-        let bytes = self.do_reduce(self.set::<T, O>(), Range { ptr: input, len }, bytemuck::bytes_of(&id))?;
+        let bytes = self.do_reduce(
+            self.set::<T, O>(),
+            Range { ptr: input, len },
+            bytemuck::bytes_of(&id),
+        )?;
         Ok(T::from_accum(value(&bytes)))
     }
 
@@ -105,7 +112,13 @@ impl Queue {
         output: u64,
         rows: usize,
     ) -> Result<(), Error> {
-        let (i, o) = (Range { ptr: input, len }, Range { ptr: output, len: rows });
+        let (i, o) = (
+            Range { ptr: input, len },
+            Range {
+                ptr: output,
+                len: rows,
+            },
+        );
         self.do_rows_reduce(self.set::<T, O>(), i, width, o)
     }
 
@@ -137,7 +150,13 @@ impl Queue {
         output: u64,
         output_len: usize,
     ) -> Result<(), Error> {
-        let (i, o) = (Range { ptr: input, len }, Range { ptr: output, len: output_len });
+        let (i, o) = (
+            Range { ptr: input, len },
+            Range {
+                ptr: output,
+                len: output_len,
+            },
+        );
         self.do_segments_reduce(self.set::<T, O>(), i, offsets, o)
     }
 

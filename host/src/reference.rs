@@ -60,7 +60,9 @@ float_model!(f32, 0x7fff_ffff; f64, 0x7fff_ffff_ffff_ffff);
 fn pick<A: Model>(a: A, b: A, max: bool) -> A {
     if a == b && bytemuck::bytes_of(&a) != bytemuck::bytes_of(&b) {
         // ±0: the one with the sign bit (the last byte's top bit, little endian) is smaller.
-        let a_negative = bytemuck::bytes_of(&a).last().is_some_and(|&h| h & 0x80 != 0);
+        let a_negative = bytemuck::bytes_of(&a)
+            .last()
+            .is_some_and(|&h| h & 0x80 != 0);
         return if a_negative != max { a } else { b };
     }
     let b_wins = if max { b > a } else { b < a };
@@ -148,8 +150,16 @@ impl<A: Model> Fold<A> {
                 }
             }
             "sum" => self.acc.unwrap_or(A::ZERO),
-            "min" => self.acc.unwrap_or(if self.any { A::canonical_nan() } else { A::HIGHEST }),
-            _ => self.acc.unwrap_or(if self.any { A::canonical_nan() } else { A::LOWEST }),
+            "min" => self.acc.unwrap_or(if self.any {
+                A::canonical_nan()
+            } else {
+                A::HIGHEST
+            }),
+            _ => self.acc.unwrap_or(if self.any {
+                A::canonical_nan()
+            } else {
+                A::LOWEST
+            }),
         }
     }
 }
@@ -184,7 +194,11 @@ pub fn arg_reduce<T: ArgElement, O: ArgOp>(data: &[T]) -> Option<(T::Accum, usiz
 where
     T::Accum: Model,
 {
-    let mut fold = Fold::new(if <O as sealed::ArgOp>::MAX { "max" } else { "min" });
+    let mut fold = Fold::new(if <O as sealed::ArgOp>::MAX {
+        "max"
+    } else {
+        "min"
+    });
     data.iter().for_each(|x| fold.push(x.to_accum()));
     if data.is_empty() {
         return None;
@@ -211,15 +225,29 @@ mod tests {
         assert_eq!(reduce::<f32, Min>(&[nan, 2.0, nan, -1.0]), -1.0);
         assert_eq!(reduce::<f32, Max>(&[nan, 2.0, nan, -1.0]), 2.0);
         let all_nan = reduce::<f32, Min>(&[nan, -nan, nan]);
-        assert_eq!(all_nan.to_bits(), 0x7fff_ffff, "all-NaN min is the canonical NaN, not +inf");
-        assert_eq!(reduce::<f64, Max>(&[f64::NAN]).to_bits(), 0x7fff_ffff_ffff_ffff);
-        assert_eq!(reduce::<f32, Min>(&[]), f32::INFINITY, "empty: the identity");
+        assert_eq!(
+            all_nan.to_bits(),
+            0x7fff_ffff,
+            "all-NaN min is the canonical NaN, not +inf"
+        );
+        assert_eq!(
+            reduce::<f64, Max>(&[f64::NAN]).to_bits(),
+            0x7fff_ffff_ffff_ffff
+        );
+        assert_eq!(
+            reduce::<f32, Min>(&[]),
+            f32::INFINITY,
+            "empty: the identity"
+        );
         assert!(reduce::<f32, Min>(&[0.0, -0.0]).is_sign_negative());
         assert!(reduce::<f32, Max>(&[-0.0, 0.0]).is_sign_positive());
         assert!(reduce::<f64, Max>(&[-0.0]).is_sign_negative());
         let h = half::f16::from_f32;
         assert_eq!(reduce::<half::f16, Min>(&[h(f32::NAN), h(3.0)]), 3.0);
-        assert_eq!(reduce::<half::bf16, Max>(&[half::bf16::NAN]).to_bits(), 0x7fff_ffff);
+        assert_eq!(
+            reduce::<half::bf16, Max>(&[half::bf16::NAN]).to_bits(),
+            0x7fff_ffff
+        );
     }
 
     #[test]
@@ -228,8 +256,14 @@ mod tests {
         let (v, i) = arg_reduce::<f64, ArgMin>(&[nan, nan, nan]).unwrap();
         assert!(v.is_nan());
         assert_eq!(i, 0, "not u64::MAX");
-        assert_eq!(arg_reduce::<f32, ArgMax>(&[nan as f32, 1.0, 5.0, 5.0]), Some((5.0, 2)));
-        assert_eq!(arg_reduce::<f32, ArgMin>(&[0.0, -0.0, -0.0]), Some((-0.0, 1)));
+        assert_eq!(
+            arg_reduce::<f32, ArgMax>(&[nan as f32, 1.0, 5.0, 5.0]),
+            Some((5.0, 2))
+        );
+        assert_eq!(
+            arg_reduce::<f32, ArgMin>(&[0.0, -0.0, -0.0]),
+            Some((-0.0, 1))
+        );
         assert_eq!(arg_reduce::<u32, ArgMin>(&[]), None);
         assert_eq!(arg_reduce::<i64, ArgMin>(&[3, -7, 2, -7]), Some((-7, 1)));
     }
@@ -239,10 +273,17 @@ mod tests {
         assert_eq!(reduce::<u32, Sum>(&[u32::MAX, 2]), 1);
         assert_eq!(scan::<i32, Max>(&[1, 3, 2], true), [i32::MIN, 1, 3]);
         assert_eq!(scan::<u64, Sum>(&[1, 2, 3], false), [1, 3, 6]);
-        assert_eq!(reduce::<f64, Sum>(&[1e16, 1.0, -1e16]), 1.0, "the exact sum");
+        assert_eq!(
+            reduce::<f64, Sum>(&[1e16, 1.0, -1e16]),
+            1.0,
+            "the exact sum"
+        );
         assert!(reduce::<f32, Sum>(&[1.0, f32::INFINITY, f32::NEG_INFINITY]).is_nan());
         assert_eq!(reduce::<f32, Sum>(&[1.0, f32::INFINITY]), f32::INFINITY);
-        assert_eq!(scan::<f32, Min>(&[f32::NAN, 2.0], false)[0].to_bits(), 0x7fff_ffff);
+        assert_eq!(
+            scan::<f32, Min>(&[f32::NAN, 2.0], false)[0].to_bits(),
+            0x7fff_ffff
+        );
         assert_eq!(scan::<f32, Min>(&[f32::NAN, 2.0], true)[0], f32::INFINITY);
     }
 }

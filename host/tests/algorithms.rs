@@ -77,8 +77,13 @@ float_elements! {
 /// Compares a device result with the model's: bits (NaN: both NaN; the canonical NaN for
 /// min/max in `f32`/`f64`), or for float sums within
 /// `SUM_TOLERANCE × max(Σ|x|, 1) + ROUNDING × |reference|`.
-fn same<T: TestElement>(got: T::Accum, want: T::Accum, magnitude: f64, op: &str, what: &dyn Fn() -> String)
-where
+fn same<T: TestElement>(
+    got: T::Accum,
+    want: T::Accum,
+    magnitude: f64,
+    op: &str,
+    what: &dyn Fn() -> String,
+) where
     T::Accum: Model,
 {
     let float = T::Accum::canonical_nan().nan();
@@ -86,17 +91,31 @@ where
         assert!(got.nan(), "{}: got {got:?}, want NaN", what());
         let exact_nan = op != "sum" && op != "arg" && T::ROUNDING == 0.0;
         if exact_nan {
-            assert_eq!(bytemuck::bytes_of(&got), bytemuck::bytes_of(&want), "{}: not the canonical NaN", what());
+            assert_eq!(
+                bytemuck::bytes_of(&got),
+                bytemuck::bytes_of(&want),
+                "{}: not the canonical NaN",
+                what()
+            );
         }
         return;
     }
     if float && op == "sum" && want.wide().is_finite() {
         let (g, w) = (got.wide(), want.wide());
         let bound = T::SUM_TOLERANCE * magnitude.max(1.0) + T::ROUNDING * w.abs();
-        assert!((g - w).abs() <= bound, "{}: got {g}, reference {w}, bound {bound}", what());
+        assert!(
+            (g - w).abs() <= bound,
+            "{}: got {g}, reference {w}, bound {bound}",
+            what()
+        );
         return;
     }
-    assert_eq!(bytemuck::bytes_of(&got), bytemuck::bytes_of(&want), "{}: got {got:?}, want {want:?}", what());
+    assert_eq!(
+        bytemuck::bytes_of(&got),
+        bytemuck::bytes_of(&want),
+        "{}: got {got:?}, want {want:?}",
+        what()
+    );
 }
 
 fn sizes() -> Vec<usize> {
@@ -117,7 +136,10 @@ fn magnitude<T: Element>(data: &[T]) -> f64
 where
     T::Accum: Model,
 {
-    data.iter().map(|x| x.to_accum().wide().abs()).filter(|m| m.is_finite()).sum()
+    data.iter()
+        .map(|x| x.to_accum().wide().abs())
+        .filter(|m| m.is_finite())
+        .sum()
 }
 
 fn check_reduce<T: TestElement, O: DeviceOp>(q: &mut Queue, data: &[T], input: &CudaSlice<T>)
@@ -132,8 +154,14 @@ where
         q.reduce_into(input, &mut out, O::default()).unwrap();
         q.synchronize().unwrap();
         let out = download(&out);
-        let poison: T::Accum = bytemuck::cast_slice::<u8, T::Accum>(&[0xA5u8; 16][..std::mem::size_of::<T::Accum>()])[0];
-        assert_eq!(bytemuck::bytes_of(&out[1]), bytemuck::bytes_of(&poison), "reduce_into wrote past output[0]");
+        let poison: T::Accum =
+            bytemuck::cast_slice::<u8, T::Accum>(&[0xA5u8; 16][..std::mem::size_of::<T::Accum>()])
+                [0];
+        assert_eq!(
+            bytemuck::bytes_of(&out[1]),
+            bytemuck::bytes_of(&poison),
+            "reduce_into wrote past output[0]"
+        );
         results.push(out[0]);
         // `reduce` rounds the accumulator to T once.
         let host = q.reduce(input, O::default()).unwrap();
@@ -147,7 +175,9 @@ where
         );
     }
     for r in &results {
-        same::<T>(*r, want, mag, O::NAME, &|| format!("reduce {} {} n={}", O::NAME, T::NAME, data.len()));
+        same::<T>(*r, want, mag, O::NAME, &|| {
+            format!("reduce {} {} n={}", O::NAME, T::NAME, data.len())
+        });
     }
     assert_eq!(
         bytemuck::bytes_of(&results[0]),
@@ -175,11 +205,20 @@ where
         _ => panic!("{}: got {got:?}, want {want:?}", what()),
     }
     let again = q.arg_reduce(input, O::default()).unwrap();
-    assert_eq!(format!("{again:?}"), format!("{got:?}"), "{}: not deterministic", what());
+    assert_eq!(
+        format!("{again:?}"),
+        format!("{got:?}"),
+        "{}: not deterministic",
+        what()
+    );
 }
 
-fn check_scan<T: TestElement, O: DeviceOp>(q: &mut Queue, data: &[T], input: &CudaSlice<T>, kind: ScanKind)
-where
+fn check_scan<T: TestElement, O: DeviceOp>(
+    q: &mut Queue,
+    data: &[T],
+    input: &CudaSlice<T>,
+    kind: ScanKind,
+) where
     T::Accum: Model,
 {
     let mut runs = Vec::new();
@@ -203,7 +242,12 @@ where
             ScanKind::Exclusive => (before, before_mag),
         };
         same::<T>(runs[0][i].to_accum(), want, m, O::NAME, &|| {
-            format!("{kind:?} scan {} {} n={} at {i}", O::NAME, T::NAME, data.len())
+            format!(
+                "{kind:?} scan {} {} n={} at {i}",
+                O::NAME,
+                T::NAME,
+                data.len()
+            )
         });
     }
     assert!(
@@ -242,7 +286,12 @@ where
             check_reduce::<T, Sum>(&mut q, &any, &input);
         }
     }
-    println!("{}: reduce and scans checked at {} sizes up to {}", T::NAME, sizes.len(), sizes.iter().max().unwrap());
+    println!(
+        "{}: reduce and scans checked at {} sizes up to {}",
+        T::NAME,
+        sizes.len(),
+        sizes.iter().max().unwrap()
+    );
 }
 
 fn arg_algorithms<T: TestElement + ArgElement>(wk: &Warpkit, rng: &mut StdRng, sizes: &[usize])
@@ -330,12 +379,21 @@ where
 {
     let s = stream();
     let mut q = Queue::new(wk, &s).unwrap();
-    for (rows, width) in [(1, 1), (1000, 7), (333, 32), (257, 100), (64, 1000), (4096, 129)] {
+    for (rows, width) in [
+        (1, 1),
+        (1000, 7),
+        (333, 32),
+        (257, 100),
+        (64, 1000),
+        (4096, 129),
+    ] {
         let finite: Vec<T> = (0..rows * width).map(|_| T::finite(rng)).collect();
         let any: Vec<T> = (0..rows * width).map(|_| T::random(rng)).collect();
         let offsets: Vec<u64> = (0..=rows).map(|r| (r * width) as u64).collect();
         // Ragged rows given by offsets, some empty, not covering the whole input.
-        let mut cuts: Vec<u64> = (0..rows).map(|_| rng.random_range(0..=finite.len() as u64)).collect();
+        let mut cuts: Vec<u64> = (0..rows)
+            .map(|_| rng.random_range(0..=finite.len() as u64))
+            .collect();
         cuts.push(0);
         cuts.sort();
         let (fin, all) = (upload(&finite), upload(&any));
@@ -368,7 +426,9 @@ fn rows_case<T: TestElement, O: DeviceOp>(
         let keep = download(&scanned);
         match width {
             Some(w) => q.rows_scan(input, w, &mut scanned, op, kind).unwrap(),
-            None => q.segments_scan(input, offsets, &mut scanned, op, kind).unwrap(),
+            None => q
+                .segments_scan(input, offsets, &mut scanned, op, kind)
+                .unwrap(),
         }
         q.synchronize().unwrap();
         let scanned = download(&scanned);
@@ -382,7 +442,11 @@ fn rows_case<T: TestElement, O: DeviceOp>(
                 let (before, before_mag) = (fold.value(), mag);
                 fold.push(data[i].to_accum());
                 mag += data[i].to_accum().wide().abs();
-                let (want, m) = if kind == ScanKind::Inclusive { (fold.value(), mag) } else { (before, before_mag) };
+                let (want, m) = if kind == ScanKind::Inclusive {
+                    (fold.value(), mag)
+                } else {
+                    (before, before_mag)
+                };
                 same::<T>(scanned[i].to_accum(), want, m, O::NAME, &|| {
                     format!("{kind:?} rows scan {} {} row {r} at {i}", O::NAME, T::NAME)
                 });
@@ -401,9 +465,13 @@ fn rows_case<T: TestElement, O: DeviceOp>(
     for r in 0..rows {
         let row = &data[offsets[r] as usize..offsets[r + 1] as usize];
         let want = reference::reduce::<T, O>(row);
-        same::<T>(reduced[r].to_accum(), want, magnitude(row), O::NAME, &|| {
-            format!("rows reduce {} {} row {r} of {rows}", O::NAME, T::NAME)
-        });
+        same::<T>(
+            reduced[r].to_accum(),
+            want,
+            magnitude(row),
+            O::NAME,
+            &|| format!("rows reduce {} {} row {r} of {rows}", O::NAME, T::NAME),
+        );
     }
 }
 
@@ -414,40 +482,82 @@ fn bad_input_is_refused_before_launch() {
     let mut q = Queue::new(&wk, &s).unwrap();
     let input = upload(&[1u32, 2, 3, 4]);
     let mut short = upload(&[7u32; 3]);
-    let err = q.scan(&input, &mut short, Sum, ScanKind::Inclusive).unwrap_err().to_string();
+    let err = q
+        .scan(&input, &mut short, Sum, ScanKind::Inclusive)
+        .unwrap_err()
+        .to_string();
     assert_eq!(err, "scan: output has 3 elements, expected 4");
     assert_eq!(download(&short), [7, 7, 7], "nothing written");
     let mut out = upload(&[0u32; 2]);
-    let err = q.segments_reduce(&input, &[0, 3, 2], &mut out, Sum).unwrap_err().to_string();
+    let err = q
+        .segments_reduce(&input, &[0, 3, 2], &mut out, Sum)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("must not decrease"), "{err}");
-    let err = q.segments_reduce(&input, &[0, 2, 9], &mut out, Sum).unwrap_err().to_string();
+    let err = q
+        .segments_reduce(&input, &[0, 2, 9], &mut out, Sum)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("exceeds the input length 4"), "{err}");
-    let err = q.segments_reduce(&input, &[0, 2], &mut out, Sum).unwrap_err().to_string();
-    assert_eq!(err, "segments_reduce: output (one element per row) has 2 elements, expected 1");
-    let err = q.rows_reduce(&input, 3, &mut out, Sum).unwrap_err().to_string();
-    assert_eq!(err, "rows_reduce: input (rows × width, rows = output length) has 4 elements, expected 6");
-    let err = q.rows_reduce(&input, usize::MAX, &mut out, Sum).unwrap_err().to_string();
-    assert_eq!(err, format!("rows_reduce: 2 rows × width {} overflows usize", usize::MAX));
+    let err = q
+        .segments_reduce(&input, &[0, 2], &mut out, Sum)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "segments_reduce: output (one element per row) has 2 elements, expected 1"
+    );
+    let err = q
+        .rows_reduce(&input, 3, &mut out, Sum)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "rows_reduce: input (rows × width, rows = output length) has 4 elements, expected 6"
+    );
+    let err = q
+        .rows_reduce(&input, usize::MAX, &mut out, Sum)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        format!("rows_reduce: 2 rows × width {} overflows usize", usize::MAX)
+    );
     let mut four = upload(&[0u32; 4]);
-    let err = q.rows_scan(&input, 3, &mut four, Sum, ScanKind::Inclusive).unwrap_err().to_string();
-    assert_eq!(err, "rows_scan: input (a whole number of rows of the width) has 4 elements, expected 3");
+    let err = q
+        .rows_scan(&input, 3, &mut four, Sum, ScanKind::Inclusive)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "rows_scan: input (a whole number of rows of the width) has 4 elements, expected 3"
+    );
     q.synchronize().unwrap();
     assert_eq!(download(&out), [0, 0]);
     assert_eq!(download(&four), [0; 4]);
     let mut none = upload::<u32>(&[]);
-    let err = q.reduce_into(&input.slice(0..0), &mut none, Sum).unwrap_err().to_string();
+    let err = q
+        .reduce_into(&input.slice(0..0), &mut none, Sum)
+        .unwrap_err()
+        .to_string();
     assert_eq!(err, "reduce_into: output has 0 elements, expected 1");
     let empty = upload::<f32>(&[]);
-    assert_eq!(q.reduce(&empty, Min).unwrap(), f32::INFINITY, "empty input gives the identity");
+    assert_eq!(
+        q.reduce(&empty, Min).unwrap(),
+        f32::INFINITY,
+        "empty input gives the identity"
+    );
     assert_eq!(q.arg_reduce(&empty, ArgMax).unwrap(), None);
     let mut box1 = upload(&[5.0f32]);
     q.reduce_into(&empty, &mut box1, Max).unwrap();
     q.synchronize().unwrap();
     assert_eq!(download(&box1), [f32::NEG_INFINITY]);
     let mut whole = upload(&[1u32, 2, 3, 4, 5]);
-    q.scan_in_place(&mut whole, Sum, ScanKind::Inclusive).unwrap();
+    q.scan_in_place(&mut whole, Sum, ScanKind::Inclusive)
+        .unwrap();
     let mut tail = whole.slice_mut(1..5);
-    q.scan_in_place(&mut tail, Max, ScanKind::Exclusive).unwrap();
+    q.scan_in_place(&mut tail, Max, ScanKind::Exclusive)
+        .unwrap();
     q.synchronize().unwrap();
     assert_eq!(download(&whole), [1, 0, 3, 6, 10]);
 }

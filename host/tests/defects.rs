@@ -28,7 +28,10 @@ fn busy_default_stream_does_not_matter() {
     let legacy = ctx.default_stream();
     let bytes = 8usize << 30;
     let (free, _) = ctx.mem_get_info().unwrap();
-    assert!(free > 2 * bytes + (1 << 30), "needs 17 GiB of free device memory, have {free}");
+    assert!(
+        free > 2 * bytes + (1 << 30),
+        "needs 17 GiB of free device memory, have {free}"
+    );
     let src = legacy.alloc_zeros::<u8>(bytes).unwrap();
     let mut dst = unsafe { legacy.alloc::<u8>(bytes) }.unwrap();
     legacy.synchronize().unwrap();
@@ -44,11 +47,15 @@ fn busy_default_stream_does_not_matter() {
     legacy.memcpy_dtod(&src, &mut dst).unwrap();
     let mut q = Queue::new(&wk, &stream).unwrap();
     let total = q.reduce(&input, Sum).unwrap();
-    q.scan(&input, &mut scanned, Sum, ScanKind::Inclusive).unwrap();
+    q.scan(&input, &mut scanned, Sum, ScanKind::Inclusive)
+        .unwrap();
     q.segments_reduce(&input, &offsets, &mut rows, Max).unwrap();
     q.synchronize().unwrap();
     assert_eq!(total, reference::reduce::<u32, Sum>(&data));
-    assert_eq!(stream.clone_dtoh(&scanned).unwrap(), reference::scan::<u32, Sum>(&data, false));
+    assert_eq!(
+        stream.clone_dtoh(&scanned).unwrap(),
+        reference::scan::<u32, Sum>(&data, false)
+    );
     let want: Vec<u32> = offsets
         .windows(2)
         .map(|w| reference::reduce::<u32, Max>(&data[w[0] as usize..w[1] as usize]))
@@ -70,27 +77,47 @@ fn graph_capture_replays_with_fresh_data() {
     let mut q = Queue::new(&wk, &stream).unwrap();
     // One call of each, so the queue's storage exists before the capture.
     q.reduce_into(&input, &mut total, Sum).unwrap();
-    q.scan(&input, &mut scanned, Sum, ScanKind::Exclusive).unwrap();
+    q.scan(&input, &mut scanned, Sum, ScanKind::Exclusive)
+        .unwrap();
     q.synchronize().unwrap();
     let ctx = wk.context().clone();
     // SAFETY: nothing else uses these buffers on other streams during the capture.
     unsafe { ctx.disable_event_tracking() };
-    stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).unwrap();
+    stream
+        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .unwrap();
     q.reduce_into(&input, &mut total, Sum).unwrap();
-    q.scan(&input, &mut scanned, Sum, ScanKind::Exclusive).unwrap();
-    assert!(matches!(q.reduce(&input, Sum), Err(Error::Capturing { .. })));
-    let graph = stream.end_capture(CUgraphInstantiate_flags(0)).unwrap().expect("a graph");
+    q.scan(&input, &mut scanned, Sum, ScanKind::Exclusive)
+        .unwrap();
+    assert!(matches!(
+        q.reduce(&input, Sum),
+        Err(Error::Capturing { .. })
+    ));
+    let graph = stream
+        .end_capture(CUgraphInstantiate_flags(0))
+        .unwrap()
+        .expect("a graph");
     unsafe { ctx.enable_event_tracking() };
     let mut rng = rng();
     for replay in 0..3 {
         let data: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
         stream.memcpy_htod(&data, &mut input).unwrap();
-        stream.memcpy_htod(&[0xA5A5_A5A5u32; 1], &mut total).unwrap();
+        stream
+            .memcpy_htod(&[0xA5A5_A5A5u32; 1], &mut total)
+            .unwrap();
         graph.launch().unwrap();
         stream.synchronize().unwrap();
-        assert_eq!(stream.clone_dtoh(&total).unwrap()[0], reference::reduce::<u32, Sum>(&data), "replay {replay}");
+        assert_eq!(
+            stream.clone_dtoh(&total).unwrap()[0],
+            reference::reduce::<u32, Sum>(&data),
+            "replay {replay}"
+        );
         let got = stream.clone_dtoh(&scanned).unwrap();
-        assert_eq!(got, reference::scan::<u32, Sum>(&data, true), "replay {replay}: scan");
+        assert_eq!(
+            got,
+            reference::scan::<u32, Sum>(&data, true),
+            "replay {replay}: scan"
+        );
     }
 }
 
@@ -103,8 +130,16 @@ fn all_nan_min_and_arg_min() {
     for n in [1usize, 33, 5000, (1 << 20) + 1] {
         let nan32 = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
         let nan64 = stream.clone_htod(&vec![-f64::NAN; n]).unwrap();
-        assert_eq!(q.reduce(&nan32, Min).unwrap().to_bits(), 0x7fff_ffff, "f32 min n={n}");
-        assert_eq!(q.reduce(&nan64, Max).unwrap().to_bits(), 0x7fff_ffff_ffff_ffff, "f64 max n={n}");
+        assert_eq!(
+            q.reduce(&nan32, Min).unwrap().to_bits(),
+            0x7fff_ffff,
+            "f32 min n={n}"
+        );
+        assert_eq!(
+            q.reduce(&nan64, Max).unwrap().to_bits(),
+            0x7fff_ffff_ffff_ffff,
+            "f64 max n={n}"
+        );
         let (v, i) = q.arg_reduce(&nan32, ArgMin).unwrap().unwrap();
         assert!(v.is_nan() && i == 0, "f32 arg-min n={n}: ({v}, {i})");
         let (v, i) = q.arg_reduce(&nan64, ArgMin).unwrap().unwrap();
@@ -112,9 +147,13 @@ fn all_nan_min_and_arg_min() {
         let h = stream.clone_htod(&vec![half::f16::NAN; n]).unwrap();
         assert!(q.reduce(&h, Min).unwrap().is_nan(), "f16 min n={n}");
         let mut scanned = stream.alloc_zeros::<f32>(n).unwrap();
-        q.scan(&nan32, &mut scanned, Min, ScanKind::Inclusive).unwrap();
+        q.scan(&nan32, &mut scanned, Min, ScanKind::Inclusive)
+            .unwrap();
         let got = stream.clone_dtoh(&scanned).unwrap();
-        assert!(got.iter().all(|x| x.to_bits() == 0x7fff_ffff), "f32 min scan n={n}");
+        assert!(
+            got.iter().all(|x| x.to_bits() == 0x7fff_ffff),
+            "f32 min scan n={n}"
+        );
     }
 }
 
@@ -126,8 +165,20 @@ fn rows_reduce_with_usize_max_width_is_an_error() {
     let mut q = Queue::new(&wk, &stream).unwrap();
     let input = stream.clone_htod(&[1u32, 2]).unwrap();
     let mut out = stream.alloc_zeros::<u32>(3).unwrap();
-    let err = q.rows_reduce(&input, usize::MAX, &mut out, Sum).unwrap_err();
-    assert!(matches!(err, Error::Overflow { rows: 3, width: usize::MAX, .. }), "{err}");
+    let err = q
+        .rows_reduce(&input, usize::MAX, &mut out, Sum)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Overflow {
+                rows: 3,
+                width: usize::MAX,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 /// A Queue moved to another thread failed with InvalidContext.
@@ -173,7 +224,13 @@ fn device_selection_by_ordinal() {
         Ok(_) => panic!("device {count} of {count} opened"),
     }
     let msg = Warpkit::new(count + 5).err().unwrap().to_string();
-    assert_eq!(msg, format!("no CUDA device {}: the driver reports {count} device(s)", count + 5));
+    assert_eq!(
+        msg,
+        format!(
+            "no CUDA device {}: the driver reports {count} device(s)",
+            count + 5
+        )
+    );
 }
 
 /// A slice dropped right after enqueuing work on it is freed after that work (cudarc's
@@ -208,9 +265,15 @@ fn wrong_context_is_refused() {
     }
     let other = Warpkit::new(1).unwrap();
     let s1 = other.new_stream().unwrap();
-    assert!(matches!(Queue::new(&wk, &s1), Err(Error::WrongContext { .. })));
+    assert!(matches!(
+        Queue::new(&wk, &s1),
+        Err(Error::WrongContext { .. })
+    ));
     let s0 = wk.new_stream().unwrap();
     let mut q = Queue::new(&wk, &s0).unwrap();
     let input = s1.clone_htod(&[1u32]).unwrap();
-    assert!(matches!(q.reduce(&input, Sum), Err(Error::WrongContext { .. })));
+    assert!(matches!(
+        q.reduce(&input, Sum),
+        Err(Error::WrongContext { .. })
+    ));
 }
