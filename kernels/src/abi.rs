@@ -109,11 +109,7 @@ pub mod layout {
     /// item. The host launches `len.div_ceil(scan_tile_items(..))` blocks of
     /// [`SCAN_THREADS`](crate::device::tuning::SCAN_THREADS).
     pub const fn scan_tile_items(item_bytes: usize) -> u64 {
-        let per_thread = if 64 / item_bytes > 0 {
-            64 / item_bytes
-        } else {
-            1
-        };
+        let per_thread = if 64 / item_bytes > 0 { 64 / item_bytes } else { 1 };
         (crate::device::tuning::SCAN_THREADS as usize * per_thread) as u64
     }
 
@@ -177,13 +173,7 @@ mod tests {
     #[test]
     fn kernel_names_follow_one_rule() {
         assert_eq!(kernel_name!(scan, sum, u32), "warpkit_scan_sum_u32");
-        assert_eq!(
-            kernel_name!(reduce, argmax, f64),
-            "warpkit_reduce_argmax_f64"
-        );
-        assert_eq!(
-            kernel_name!(rows_scan, min, i64),
-            "warpkit_rows_scan_min_i64"
-        );
+        assert_eq!(kernel_name!(reduce, argmax, f64), "warpkit_reduce_argmax_f64");
+        assert_eq!(kernel_name!(rows_scan, min, i64), "warpkit_rows_scan_min_i64");
     }
 }
