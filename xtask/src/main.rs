@@ -127,6 +127,7 @@ fn test() -> Result<(), String> {
     cargo_with(&clippy_cust, &env, &[("CUDA_LIBRARY_PATH", &cust_check)])?;
     // --show-output: the GPU tests say why they skipped on a machine without a GPU.
     cargo(&["test", "--workspace", "--", "--show-output"], &env)?;
+    outside_user()?;
     if tools::cuda_toolkit() {
         cargo(
             &[
@@ -145,6 +146,34 @@ fn test() -> Result<(), String> {
             "skipped: `cargo test -p warpkit-host --features cust` (links libcuda; no CUDA toolkit in /usr/local/cuda)"
         );
         Ok(())
+    }
+}
+
+/// A user crate outside the workspace (`examples/outside-user`) builds, links and runs with
+/// no CUDA in its environment: nothing CUDA is needed before run time.
+fn outside_user() -> Result<(), String> {
+    let args = [
+        "run",
+        "--quiet",
+        "--manifest-path",
+        "examples/outside-user/Cargo.toml",
+        "--target-dir",
+        "target",
+    ];
+    eprintln!("+ cargo {} (no CUDA variables)", args.join(" "));
+    let status = Command::new("cargo")
+        .args(args)
+        .current_dir(tools::root())
+        .env_remove("CUDA_LIBRARY_PATH")
+        .env_remove("CUDA_PATH")
+        .env_remove("CUDA_ROOT")
+        .env_remove("CUDA_TOOLKIT_ROOT_DIR")
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("the crate outside the workspace failed to build or run".into())
     }
 }
 
