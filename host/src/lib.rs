@@ -91,3 +91,23 @@ pub use queue::{Queue, ScanKind};
 
 pub use cudarc;
 pub use half;
+
+#[cfg(test)]
+mod threads {
+    /// What `Send`/`Sync` promise, checked at compile time: `Warpkit` and the kernel tables
+    /// are shared freely; a `Queue` moves between threads (each call binds the context) and
+    /// its `&mut self` operations keep one thread enqueuing at a time.
+    #[test]
+    fn handles_are_send_and_sync() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<crate::Warpkit>();
+        send_sync::<crate::Queue>();
+        send_sync::<
+            crate::CustomKernels<
+                [u32; 2],
+                warpkit::ops::FnOp<[u32; 2], fn([u32; 2], [u32; 2]) -> [u32; 2]>,
+            >,
+        >();
+        send_sync::<crate::Error>();
+    }
+}
