@@ -11,8 +11,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 for task in "${@:-suite}"; do
   case $task in
     suite)
-      # WARPKIT_REQUIRE_GPU=1: a test that finds no GPU here fails instead of skipping.
-      for t in "$bin"/test-conformance "$bin"/test-algorithms; do WARPKIT_REQUIRE_GPU=1 run "$t" --test-threads=1 --nocapture; done
+      # WARPKIT_REQUIRE_GPU=1: a test that finds no GPU fails instead of skipping.
+      for t in "$bin"/test-conformance "$bin"/test-algorithms "$bin"/test-defects; do
+        WARPKIT_REQUIRE_GPU=1 run "$t" --test-threads=1 --nocapture
+      done
       run "$bin"/bin-user-app ;;
     bench|pairs)
       # The benchmarks build CUB's library (benches/cub/cub_lib.cu) with nvcc at start.
@@ -21,10 +23,22 @@ for task in "${@:-suite}"; do
       WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-pairs --bench
       [ "$task" = pairs ] || WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-throughput --bench ${BENCH_ARGS:-} ;;
     sanitize)
+      # Every kernel family through the CLI (which checks each result against the CPU), at
+      # ragged sizes: reduce, arg-reduce, inclusive and exclusive scans, rows, segments.
       for tool in memcheck racecheck synccheck initcheck; do
-        run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit reduce --type f32 --n 1000003
-        run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit inclusive-scan --type u64 --op max --n 1000003
-        run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit exclusive-scan --type f64 --n 70001
+        cs() { run compute-sanitizer --tool $tool --error-exitcode 1 "$bin"/bin-warpkit "$@"; }
+        cs reduce --type f32 --n 1000003
+        cs reduce --type f16 --op max --n 300007
+        cs arg-min --type f64 --n 1000003
+        cs arg-max --type i32 --n 70001
+        cs inclusive-scan --type u64 --op max --n 1000003
+        cs exclusive-scan --type f64 --n 70001
+        cs inclusive-scan --type bf16 --n 70001
+        cs rows-reduce --type f32 --n 300007 --width 1000
+        cs rows-scan --type i64 --op min --n 300007 --width 333 --exclusive
+        cs segments-reduce --type u32 --n 300007 --width 500
+        cs segments-scan --type f32 --n 300007 --width 500
+        cs segments-scan --type u64 --op max --n 300007 --width 77 --exclusive
       done ;;
   esac
 done

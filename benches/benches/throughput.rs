@@ -4,14 +4,14 @@
 //! HTML report. Runs from the built executable too (`--quick` for fewer sizes).
 
 use criterion::Criterion;
-use cust::memory::DeviceBuffer;
-use cust::stream::{Stream, StreamFlags};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 use warpkit::ops::{Max, Min, Sum};
 use warpkit_benches::{report, timing};
-use warpkit_host::{DeviceOp, Element, Queue, ScanKind, Warpkit, arg};
+use warpkit_host::{Element, Queue, ScanKind, Warpkit, arg};
 
 /// Inputs rotate over at least this many bytes so that repeated runs do not hit in L2.
 const ROTATE_BYTES: usize = 256 << 20;
@@ -20,7 +20,7 @@ const ROW_WIDTH: usize = 1024;
 
 struct Bench<'a> {
     wk: &'a Warpkit,
-    stream: &'a Stream,
+    stream: &'a Arc<CudaStream>,
     criterion: Criterion,
     read_bw: f64,
     copy_bw: f64,
@@ -43,7 +43,7 @@ fn main() {
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
-    let wk = match Warpkit::new() {
+    let wk = match Warpkit::new(0) {
         Ok(wk) => wk,
         Err(e) => {
             eprintln!(
@@ -52,13 +52,15 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let stream = Stream::new(StreamFlags::NON_BLOCKING, None).expect("stream");
+    // One stream, and all buffers used on it only: the benchmark orders its work itself, as
+    // CUB's raw pointers do, so cudarc's per-use event records are off.
+    // SAFETY: no buffer below is used on another stream.
+    unsafe { wk.context().disable_event_tracking() };
+    let stream = wk.new_stream().expect("stream");
     let out = std::env::var_os("WARPKIT_BENCH_OUT")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/warpkit-bench"));
     std::fs::create_dir_all(&out).expect("output folder");
-    // CUB moved into this process (warpkit_benches::{cub, pairs}); the cases are wired to
-    // the paired sampler when warpkit-host runs on cudarc. Until then: no CUB column.
     let (measure, warm) = if quick {
         (Duration::from_millis(400), Duration::from_millis(150))
     } else {
@@ -108,7 +110,8 @@ fn main() {
     }
     b.progress.finish_with_message("done");
     let header = format!(
-        "Device: {}. Date: {}. Read limit {:.0} GB/s, copy limit {:.0} GB/s (measured in this run).",
+        "Device: {}. Date: {}. Read limit {:.0} GB/s, copy limit {:.0} GB/s (measured in this run). \
+         CUB is compared pair by pair in `bench-pairs` (not yet in this table).",
         wk.describe(),
         date(),
         b.read_bw / 1e9,
@@ -136,16 +139,20 @@ fn date() -> String {
 }
 
 /// Buffers to rotate over so that at least `ROTATE_BYTES` are touched (one when larger).
-fn inputs<T: Element + Default>(n: usize, make: impl Fn(usize) -> T) -> Vec<DeviceBuffer<T>> {
+fn inputs<T: Element>(
+    stream: &Arc<CudaStream>,
+    n: usize,
+    make: impl Fn(usize) -> T,
+) -> Vec<CudaSlice<T>> {
     let bytes = n * std::mem::size_of::<T>();
     let count = ROTATE_BYTES.div_ceil(bytes).clamp(1, 16);
     let host: Vec<T> = (0..n).map(make).collect();
     (0..count)
-        .map(|_| DeviceBuffer::from_slice(&host).expect("allocate input"))
+        .map(|_| stream.clone_htod(&host).expect("allocate input"))
         .collect()
 }
 
-trait BenchElement: Element + Default {
+trait BenchElement: Element + Default + DeviceRepr {
     fn make(i: usize) -> Self;
 }
 macro_rules! bench_elements { ($($t:ty => $e:expr;)*) => {$(impl BenchElement for $t { fn make(i: usize) -> Self { let f: fn(usize) -> $t = $e; f(i) } })*}; }
@@ -159,28 +166,52 @@ bench_elements! {
 impl Bench<'_> {
     fn measure_limits(&mut self) {
         let vectors = (1usize << 30) / 16;
-        let src =
-            DeviceBuffer::<[u32; 4]>::from_slice(&vec![[1, 2, 3, 4]; vectors]).expect("allocate");
-        let dst = DeviceBuffer::<[u32; 4]>::from_slice(&vec![[0; 4]; vectors]).expect("allocate");
-        let sink = DeviceBuffer::<u32>::from_slice(&[0]).expect("allocate");
+        let stream = self.stream;
+        let src = stream
+            .clone_htod(&vec![[1u32, 2, 3, 4]; vectors])
+            .expect("allocate");
+        let dst = stream.alloc_zeros::<[u32; 4]>(vectors).expect("allocate");
+        let sink = stream.alloc_zeros::<u32>(1).expect("allocate");
         let (s, d, k, v) = (
-            src.as_device_ptr().as_raw(),
-            dst.as_device_ptr().as_raw(),
-            sink.as_device_ptr().as_raw(),
+            src.device_ptr(stream).0,
+            dst.device_ptr(stream).0,
+            sink.device_ptr(stream).0,
             vectors as u64,
         );
+        // The probes are test kernels (`warpkit-test-kernels`), not in the library's PTX.
+        let (major, minor) = self.wk.compute_capability();
+        let (_, ptx) =
+            warpkit_builder::Target::best_for(warpkit_tests::ptx::TEST_KERNELS_PTX, major, minor)
+                .expect("a test-kernel PTX for this device");
+        let probes = self
+            .wk
+            .context()
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .expect("load the bandwidth probes");
         // The limit is the best a plain streaming kernel reaches: several grid shapes, each
         // timed as the cases are (launches back to back between two events), median per shape.
         let bandwidth = |kernel: &str, args: &[*mut std::ffi::c_void], bytes: f64| {
+            let function = probes.load_function(kernel).expect("probe kernel");
             let mut best: f64 = 0.0;
             for blocks_per_sm in [2, 4, 8] {
                 let grid = self.wk.multiprocessors() * blocks_per_sm;
                 let mut samples = Vec::new();
                 for _ in 0..10 {
-                    timing::time_iters(self.stream, 5, &mut samples, |_| unsafe {
-                        self.wk
-                            .launch(self.stream, kernel, grid, 256, args)
-                            .expect("bandwidth probe")
+                    timing::time_iters(self.stream, 5, &mut samples, |_| {
+                        let mut args = args.to_vec();
+                        // SAFETY: each probe takes exactly these arguments; the buffers live
+                        // until the stream is synchronized below.
+                        unsafe {
+                            cudarc::driver::result::launch_kernel(
+                                function.cu_function(),
+                                (grid, 1, 1),
+                                (256, 1, 1),
+                                0,
+                                self.stream.cu_stream(),
+                                &mut args,
+                            )
+                        }
+                        .expect("bandwidth probe")
                     });
                 }
                 best = best.max(bytes / timing::median(&mut samples));
@@ -230,6 +261,7 @@ impl Bench<'_> {
             n,
             bytes,
             ours,
+            cub: None,
             limit,
             limit_name,
             ..Default::default()
@@ -239,14 +271,9 @@ impl Bench<'_> {
             .set_message(format!("{algo} {ty} 2^{}", n.trailing_zeros()));
     }
 
-    fn device_cases<T: BenchElement>(&mut self, n: usize)
-    where
-        Sum: DeviceOp<T>,
-        Min: DeviceOp<T>,
-        Max: DeviceOp<T>,
-    {
+    fn device_cases<T: BenchElement>(&mut self, n: usize) {
         let size = std::mem::size_of::<T>();
-        let Ok(mut output) = DeviceBuffer::from_slice(&vec![T::default(); n]) else {
+        let Ok(mut output) = self.stream.alloc_zeros::<T>(n) else {
             eprintln!(
                 "{} 2^{}: out of device memory, skipped",
                 T::NAME,
@@ -254,11 +281,11 @@ impl Bench<'_> {
             );
             return;
         };
-        let inputs = inputs::<T>(n, T::make);
+        let inputs = inputs::<T>(self.stream, n, T::make);
         let (wk, stream) = (self.wk, self.stream);
-        let mut result = DeviceBuffer::from_slice(&[T::default()]).expect("allocate");
+        let mut result = stream.alloc_zeros::<T::Accum>(1).expect("allocate");
         for (algo, op) in [("reduce_sum", 0), ("reduce_min", 1), ("reduce_max", 2)] {
-            let mut q = Queue::new(wk, stream);
+            let mut q = Queue::new(wk, stream).expect("queue");
             let t = self.time(&format!("{algo}/{}/{n}", T::NAME), |i| {
                 let input = &inputs[i as usize % inputs.len()];
                 match op {
@@ -274,7 +301,7 @@ impl Bench<'_> {
             ("scan_inclusive_sum", ScanKind::Inclusive),
             ("scan_exclusive_sum", ScanKind::Exclusive),
         ] {
-            let mut q = Queue::new(wk, stream);
+            let mut q = Queue::new(wk, stream).expect("queue");
             let t = self.time(&format!("{algo}/{}/{n}", T::NAME), |i| {
                 q.scan(&inputs[i as usize % inputs.len()], &mut output, Sum, kind)
                     .expect("scan")
@@ -283,17 +310,14 @@ impl Bench<'_> {
         }
     }
 
-    fn row_cases<T: BenchElement>(&mut self, n: usize)
-    where
-        Sum: DeviceOp<T>,
-    {
+    fn row_cases<T: BenchElement>(&mut self, n: usize) {
         let size = std::mem::size_of::<T>();
         let rows = n / ROW_WIDTH;
-        let inputs = inputs::<T>(n, T::make);
-        let mut reduced = DeviceBuffer::from_slice(&vec![T::default(); rows]).expect("allocate");
-        let mut scanned = DeviceBuffer::from_slice(&vec![T::default(); n]).expect("allocate");
+        let inputs = inputs::<T>(self.stream, n, T::make);
+        let mut reduced = self.stream.alloc_zeros::<T>(rows).expect("allocate");
+        let mut scanned = self.stream.alloc_zeros::<T>(n).expect("allocate");
         let (wk, stream) = (self.wk, self.stream);
-        let mut q = Queue::new(wk, stream);
+        let mut q = Queue::new(wk, stream).expect("queue");
         let t = self.time(&format!("rows_reduce_sum/{}/{n}", T::NAME), |i| {
             q.rows_reduce(
                 &inputs[i as usize % inputs.len()],

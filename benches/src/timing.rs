@@ -1,26 +1,29 @@
 //! Times GPU work with CUDA events on one stream.
 
-use cust::event::{Event, EventFlags};
-use cust::stream::Stream;
+use cudarc::driver::{CudaStream, sys::CUevent_flags};
 use std::time::Duration;
 
 /// Runs `work` `iters` times between two events; returns the GPU time (criterion's custom
 /// timing), and records the per-iteration time in `samples`.
 pub fn time_iters(
-    stream: &Stream,
+    stream: &CudaStream,
     iters: u64,
     samples: &mut Vec<f64>,
     mut work: impl FnMut(u64),
 ) -> Duration {
-    let start = Event::new(EventFlags::DEFAULT).expect("event");
-    let stop = Event::new(EventFlags::DEFAULT).expect("event");
-    start.record(stream).expect("record");
+    // Timing events (cudarc's default events have timing disabled).
+    let start = stream
+        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .expect("record");
     for i in 0..iters {
         work(i);
     }
-    stop.record(stream).expect("record");
+    let stop = stream
+        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .expect("record");
     stop.synchronize().expect("synchronize");
-    let elapsed = stop.elapsed(&start).expect("elapsed");
+    let ms = start.elapsed_ms(&stop).expect("elapsed");
+    let elapsed = Duration::from_secs_f64(ms as f64 / 1e3);
     samples.push(elapsed.as_secs_f64() / iters.max(1) as f64);
     elapsed
 }

@@ -1,59 +1,95 @@
-//! Device set-up: the CUDA context, the loaded module and device facts.
+//! Device set-up: the CUDA context, the loaded module, its kernel table and device facts.
 
-use crate::error::{Context as _, Error};
+use crate::error::{During as _, Error};
+use crate::kernels::Table;
+use crate::module::Module;
 use crate::ptx;
-use cust::context::Context;
-use cust::device::{Device, DeviceAttribute};
-use cust::module::Module;
-use std::ffi::c_void;
+use cudarc::driver::{CudaContext, CudaStream, result, sys};
+use std::sync::Arc;
 
-/// A loaded warpkit module on device 0. Everything else borrows it.
+/// warpkit's kernels loaded on one device. Cheap to clone (one `Arc`); `Send + Sync`: share
+/// it between threads freely (every call binds its context to the calling thread).
+///
+/// ```no_run
+/// use warpkit_host::Warpkit;
+/// let wk = Warpkit::new(0)?; // device 0, its primary context
+/// println!("{}", wk.describe());
+/// # Ok::<(), warpkit_host::Error>(())
+/// ```
+#[derive(Clone)]
 pub struct Warpkit {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    // Field order: the table's kernels are handles into the module, dropped before it.
+    table: Table,
     module: Module,
+    ctx: Arc<CudaContext>,
     target: &'static str,
     name: String,
     multiprocessors: u32,
     compute: (u32, u32),
-    _context: Context,
+}
+
+/// A pointer to a kernel argument, for [`Warpkit::launch`].
+pub fn arg<T>(value: &T) -> *mut std::ffi::c_void {
+    value as *const T as *mut std::ffi::c_void
+}
+
+/// Loads the driver and opens device `ordinal`'s primary context, telling "no driver
+/// library" and "no such device" apart from every other failure.
+pub fn open_device(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
+    // SAFETY: only tries to load the library; without this check cudarc panics on first use.
+    if !unsafe { sys::is_culib_present() } {
+        return Err(Error::NoDriver);
+    }
+    match result::init() {
+        Ok(()) => {}
+        Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NO_DEVICE => {
+            return Err(Error::NoDevice { ordinal, count: 0 });
+        }
+        Err(source) => {
+            return Err(Error::Driver {
+                op: "cuInit",
+                source,
+            });
+        }
+    }
+    let count = result::device::get_count().during("count devices")? as usize;
+    if ordinal >= count {
+        return Err(Error::NoDevice { ordinal, count });
+    }
+    CudaContext::new(ordinal).during("create context")
 }
 
 impl Warpkit {
-    /// Initializes CUDA on device 0 and loads the newest embedded PTX that runs on it.
-    pub fn new() -> Result<Warpkit, Error> {
-        Self::load(None)
+    /// Opens device `ordinal` (its primary context, shared with cudarc, candle, cust...) and
+    /// loads the newest embedded PTX that runs on it.
+    pub fn new(ordinal: usize) -> Result<Warpkit, Error> {
+        Self::on(&open_device(ordinal)?)
     }
 
-    /// Like [`Warpkit::new`], but loads the PTX built for `target` (e.g. `sm_70` on a newer
-    /// device, which the driver compiles for it: how the shuffle fallbacks are run on new GPUs).
-    pub fn with_target(target: &str) -> Result<Warpkit, Error> {
-        Self::load(Some(target))
+    /// Loads the newest embedded PTX that runs on `ctx`'s device into `ctx`.
+    pub fn on(ctx: &Arc<CudaContext>) -> Result<Warpkit, Error> {
+        Self::load(ctx, None)
     }
 
-    fn load(target: Option<&str>) -> Result<Warpkit, Error> {
-        let context = cust::quick_init().map_err(Error::NoDevice)?;
-        let device = Device::get_device(0).during("get device")?;
-        let attribute = |a| {
-            device
-                .get_attribute(a)
-                .map(|v| v as u32)
-                .during("device attribute")
-        };
-        let compute = (
-            attribute(DeviceAttribute::ComputeCapabilityMajor)?,
-            attribute(DeviceAttribute::ComputeCapabilityMinor)?,
-        );
+    /// Like [`Warpkit::on`], but loads the PTX built for `target` (e.g. `sm_70` on a newer
+    /// device, which the driver compiles for it: how the shuffle fallbacks run on new GPUs).
+    pub fn with_target(ctx: &Arc<CudaContext>, target: &str) -> Result<Warpkit, Error> {
+        Self::load(ctx, Some(target))
+    }
+
+    fn load(ctx: &Arc<CudaContext>, target: Option<&str>) -> Result<Warpkit, Error> {
+        ctx.bind_to_thread().during("bind context")?;
+        let (major, minor) = ctx.compute_capability().during("device attribute")?;
+        let compute = (major as u32, minor as u32);
         let available = || ptx::targets().join(", ");
         let (target, text) = match target {
             Some(name) => {
-                let text = ptx::for_target(name)
-                    .ok_or_else(|| Error::UnknownTarget(name.into(), available()))?;
-                (
-                    ptx::targets()
-                        .into_iter()
-                        .find(|t| *t == name)
-                        .unwrap_or("?"),
-                    text,
-                )
+                let found = ptx::KERNELS_PTX.iter().find(|(t, _)| *t == name);
+                *found.ok_or_else(|| Error::UnknownTarget(name.into(), available()))?
             }
             None => ptx::best_for(compute.0, compute.1).ok_or_else(|| Error::NoPtxForDevice {
                 major: compute.0,
@@ -61,65 +97,107 @@ impl Warpkit {
                 available: available(),
             })?,
         };
-        let module = Module::from_ptx(text, &[]).during("load PTX module")?;
+        let module = Module::load(ctx, text)?;
+        let table = Table::load(&module, target)?;
+        let multiprocessors = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .during("device attribute")? as u32;
         Ok(Warpkit {
-            module,
-            target,
-            name: device.name().during("device name")?,
-            multiprocessors: attribute(DeviceAttribute::MultiprocessorCount)?,
-            compute,
-            _context: context,
+            inner: Arc::new(Inner {
+                table,
+                module,
+                ctx: ctx.clone(),
+                target,
+                name: ctx.name().during("device name")?,
+                multiprocessors,
+                compute,
+            }),
         })
+    }
+
+    /// The context the kernels are loaded in.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.inner.ctx
+    }
+
+    /// A new non-blocking stream in this context (it does not wait for the legacy default
+    /// stream, nor it for this one).
+    pub fn new_stream(&self) -> Result<Arc<CudaStream>, Error> {
+        self.inner.ctx.new_stream().during("create stream")
+    }
+
+    /// The device ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.inner.ctx.ordinal()
     }
 
     /// The PTX target that was loaded (`sm_90`).
     pub fn target(&self) -> &'static str {
-        self.target
+        self.inner.target
     }
 
     /// The device's name.
     pub fn device_name(&self) -> &str {
-        &self.name
+        &self.inner.name
     }
 
     /// The device's compute capability.
     pub fn compute_capability(&self) -> (u32, u32) {
-        self.compute
+        self.inner.compute
     }
 
     /// The device's multiprocessor count.
     pub fn multiprocessors(&self) -> u32 {
-        self.multiprocessors
+        self.inner.multiprocessors
     }
 
     /// One line saying what was loaded, for logs.
     pub fn describe(&self) -> String {
+        let i = &self.inner;
         format!(
-            "{} (compute {}.{}, {} SMs), PTX {}",
-            self.name, self.compute.0, self.compute.1, self.multiprocessors, self.target
+            "{} (device {}, compute {}.{}, {} SMs), PTX {}",
+            i.name,
+            i.ctx.ordinal(),
+            i.compute.0,
+            i.compute.1,
+            i.multiprocessors,
+            i.target
         )
     }
 
-    /// Launches kernel `name` on `stream`. Each argument is a pointer to the argument value.
+    /// Launches kernel `name` of the loaded module on `stream`: for the test and
+    /// bandwidth-probe kernels (the library's kernels go through [`crate::Queue`]). Each
+    /// argument is a pointer to the argument's value ([`arg`]).
     ///
     /// # Safety
     /// The arguments must match the kernel's parameters in number, order and type, and every
-    /// buffer it touches must be valid for what the kernel does with it.
+    /// buffer it touches must be valid for what the kernel does with it until it completes.
     pub unsafe fn launch(
         &self,
-        stream: &cust::stream::Stream,
+        stream: &CudaStream,
         name: &str,
         grid: u32,
         block: u32,
-        args: &[*mut c_void],
+        args: &[*mut std::ffi::c_void],
     ) -> Result<(), Error> {
-        let function = self.module.get_function(name).during("find kernel")?;
+        self.inner.ctx.bind_to_thread().during("bind context")?;
+        let f = self.inner.module.function(name)?;
+        let mut args = args.to_vec();
         // SAFETY: forwarded to the caller.
-        unsafe { stream.launch(&function, grid, block, 0, args) }.during("launch")
+        unsafe {
+            result::launch_kernel(
+                f,
+                (grid, 1, 1),
+                (block, 1, 1),
+                0,
+                stream.cu_stream(),
+                &mut args,
+            )
+        }
+        .during("launch")
     }
-}
 
-/// A pointer to a kernel argument, for [`Warpkit::launch`].
-pub fn arg<T>(value: &T) -> *mut c_void {
-    value as *const T as *mut c_void
+    pub(crate) fn table(&self) -> &Table {
+        &self.inner.table
+    }
 }

@@ -1,77 +1,147 @@
-//! The element types and operators the device kernels are built for.
+//! The element types and operators the library kernels are built for: sealed traits, so a
+//! safe implementation cannot point a type at a kernel built for another size.
+//!
+//! The impls are generated from `warpkit::library_kernels!` in [`crate::kernels`].
+//!
+//! ```compile_fail
+//! // A 2-byte type claiming to be a `u64` would have the u64 kernels write 8 bytes per element.
+//! #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+//! #[repr(transparent)]
+//! struct Narrow(u16);
+//! unsafe impl warpkit_host::cudarc::driver::DeviceRepr for Narrow {}
+//! unsafe impl warpkit_host::cudarc::driver::ValidAsZeroBits for Narrow {}
+//! // error: the trait bound `Narrow: warpkit_host::element::sealed::Element` is not satisfied
+//! impl warpkit_host::Element for Narrow {
+//!     const NAME: &'static str = "u64";
+//!     type Accum = u64;
+//!     fn from_accum(a: u64) -> Self { Narrow(a as u16) }
+//!     fn to_accum(self) -> u64 { self.0 as u64 }
+//! }
+//! ```
+//!
+//! ```compile_fail
+//! // A fake arg-min cannot be an ArgOp either.
+//! #[derive(Clone, Copy, Debug, Default)]
+//! struct FakeArgMin;
+//! // error: the trait bound `FakeArgMin: warpkit_host::element::sealed::ArgOp` is not satisfied
+//! impl warpkit_host::ArgOp for FakeArgMin {
+//!     const NAME: &'static str = "argmin";
+//! }
+//! ```
 
 use bytemuck::Pod;
-use cust::memory::DeviceCopy;
-use warpkit::ops::{ArgMax, ArgMin, Indexed, Max, Min, ReduceOp, Sum};
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use std::fmt::Debug;
 
-/// A type the device reduce and scan kernels are instantiated for.
-pub trait Element: Pod + DeviceCopy + PartialEq + std::fmt::Debug + Send + Sync + 'static {
+pub(crate) mod sealed {
+    /// Where a type's kernels are in the table.
+    pub trait Element {
+        const SLOT: usize;
+    }
+    /// Where an operator's kernels are in a type's row, and its identity.
+    pub trait Op {
+        const INDEX: usize;
+        fn identity<A: super::Limits>() -> A;
+    }
+    pub trait ArgOp {
+        const INDEX: usize;
+        /// Arg-max (else arg-min).
+        const MAX: bool;
+    }
+    pub trait ArgElement {}
+    pub trait Limits {}
+}
+
+/// A type the library's reduce and scan kernels are built for: `u32`, `i32`, `u64`, `i64`,
+/// `f32`, `f64`, [`half::f16`], [`half::bf16`]. Sealed.
+pub trait Element:
+    sealed::Element + Pod + DeviceRepr + ValidAsZeroBits + Debug + PartialEq + Send + Sync + 'static
+{
     /// The type's name in kernel names (`u32`).
     const NAME: &'static str;
-    /// The index type beside it in arg-min/arg-max (`u32` for 32-bit values, `u64` for 64-bit).
-    type Index: Pod
-        + DeviceCopy
-        + Into<u64>
-        + TryFrom<u64>
-        + std::fmt::Debug
-        + PartialEq
-        + Send
-        + Sync;
+    /// What the reduce kernel writes: `Self`, or `f32` for `f16`/`bf16`, which are
+    /// accumulated in `f32`.
+    type Accum: Limits + Pod + DeviceRepr + ValidAsZeroBits + Debug + PartialEq + Send + Sync;
+    /// A reduction result as `Self` (rounded once, to nearest even, for the half types).
+    fn from_accum(a: Self::Accum) -> Self;
+    /// The value as its accumulator (exact).
+    fn to_accum(self) -> Self::Accum;
 }
 
-macro_rules! elements {
-    ($($t:ident, $i:ident;)*) => {$(
-        impl Element for $t {
-            const NAME: &'static str = stringify!($t);
-            type Index = $i;
-        }
-    )*};
+/// An [`Element`] with arg-min/arg-max kernels, and the index type beside it (`u32` beside
+/// 32-bit values, `u64` beside 64-bit ones). Sealed.
+pub trait ArgElement: Element + sealed::ArgElement {
+    type Index: Pod + Into<u64> + Debug + PartialEq + Send + Sync;
 }
 
-elements! { u32, u32; i32, u32; f32, u32; u64, u64; i64, u64; f64, u64; }
-
-/// An operator with device kernels for element type `T`.
-pub trait DeviceOp<T: Element>: ReduceOp<T> + Default {
+/// An operator of the library's kernels: `Sum`, `Min`, `Max` from `warpkit::ops`. Sealed.
+pub trait DeviceOp: sealed::Op + Copy + Default + Debug + Send + Sync + 'static {
     /// The operator's name in kernel names (`sum`).
     const NAME: &'static str;
 }
 
-impl<T: Element> DeviceOp<T> for Sum
-where
-    Sum: ReduceOp<T>,
-{
-    const NAME: &'static str = "sum";
-}
-
-impl<T: Element> DeviceOp<T> for Min
-where
-    Min: ReduceOp<T>,
-{
-    const NAME: &'static str = "min";
-}
-
-impl<T: Element> DeviceOp<T> for Max
-where
-    Max: ReduceOp<T>,
-{
-    const NAME: &'static str = "max";
-}
-
-/// Arg-min or arg-max: reduces values to (value, index) pairs.
-pub trait ArgOp<T: Element>: ReduceOp<Indexed<T, T::Index>> + Default {
+/// Arg-min or arg-max (`warpkit::ops::{ArgMin, ArgMax}`). Sealed.
+pub trait ArgOp: sealed::ArgOp + Copy + Default + Debug + Send + Sync + 'static {
     const NAME: &'static str;
 }
 
-impl<T: Element> ArgOp<T> for ArgMin
-where
-    ArgMin: ReduceOp<Indexed<T, T::Index>>,
-{
-    const NAME: &'static str = "argmin";
+/// The identities of `Sum`, `Min`, `Max` for an accumulator type. Sealed.
+pub trait Limits: sealed::Limits + Copy {
+    const ZERO: Self;
+    /// The identity of `Min`: the largest value, the canonical NaN for floats (which `Min`
+    /// skips: the minimum of no number is NaN, as in `warpkit::ops`).
+    const HIGHEST: Self;
+    /// The identity of `Max`: the smallest value, the canonical NaN for floats.
+    const LOWEST: Self;
 }
 
-impl<T: Element> ArgOp<T> for ArgMax
-where
-    ArgMax: ReduceOp<Indexed<T, T::Index>>,
-{
-    const NAME: &'static str = "argmax";
+macro_rules! limits {
+    ($($t:ty: $zero:expr, $hi:expr, $lo:expr;)*) => {$(
+        impl sealed::Limits for $t {}
+        impl Limits for $t {
+            const ZERO: $t = $zero;
+            const HIGHEST: $t = $hi;
+            const LOWEST: $t = $lo;
+        }
+    )*};
+}
+
+limits! {
+    u32: 0, u32::MAX, 0; i32: 0, i32::MAX, i32::MIN;
+    u64: 0, u64::MAX, 0; i64: 0, i64::MAX, i64::MIN;
+    f32: -0.0, f32::from_bits(0x7fff_ffff), f32::from_bits(0x7fff_ffff);
+    f64: -0.0, f64::from_bits(0x7fff_ffff_ffff_ffff), f64::from_bits(0x7fff_ffff_ffff_ffff);
+}
+
+/// The identity of operator `O` for `T`'s accumulator: what an empty input reduces to.
+pub fn identity<T: Element, O: DeviceOp>() -> T::Accum {
+    O::identity::<T::Accum>()
+}
+
+/// `const` string equality (for slots computed from the kernel list).
+pub(crate) const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The position of `name` in `list` (a compile error through the `panic` if absent).
+pub(crate) const fn position(list: &[&str], name: &str) -> usize {
+    let mut i = 0;
+    while i < list.len() {
+        if same(list[i], name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("name not in the kernel list")
 }

@@ -1,14 +1,22 @@
 //! One error type for everything the host API can refuse or the driver can report.
 
-/// Why an operation was refused or failed. Refusals happen before anything is launched or
-/// written.
+use cudarc::driver::DriverError;
+
+/// Why an operation was refused or failed. Refusals happen before anything is enqueued.
+///
+/// Only [`Error::NoDriver`] and [`Error::NoDevice`] mean "this machine cannot run GPU work";
+/// every other driver failure is an [`Error::Driver`], so a broken driver never looks like a
+/// machine without a GPU.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// No CUDA driver or no GPU.
+    /// The CUDA driver library could not be loaded.
     #[error(
-        "no CUDA device available ({0}); GPU work needs a machine with an NVIDIA GPU and driver"
+        "no CUDA driver library (libcuda.so / nvcuda.dll) could be loaded; GPU work needs an NVIDIA driver"
     )]
-    NoDevice(cust::error::CudaError),
+    NoDriver,
+    /// The driver loaded, but there is no device with this ordinal.
+    #[error("no CUDA device {ordinal}: the driver reports {count} device(s)")]
+    NoDevice { ordinal: usize, count: usize },
     /// The embedded PTX has no target this device can run.
     #[error("no embedded PTX runs on compute capability {major}.{minor} (have: {available})")]
     NoPtxForDevice {
@@ -19,12 +27,23 @@ pub enum Error {
     /// A target name that is not embedded.
     #[error("no embedded PTX for target {0} (have: {1})")]
     UnknownTarget(String, String),
-    /// Output and input lengths differ.
-    #[error("{op}: output has {output} elements but input has {input}; they must be equal")]
+    /// A kernel a table needs is not in the loaded PTX.
+    #[error("{0}")]
+    MissingKernel(String),
+    /// A buffer's length does not fit the operation.
+    #[error("{op}: {what} has {found} elements, expected {expected}")]
     LengthMismatch {
         op: &'static str,
-        input: usize,
-        output: usize,
+        what: &'static str,
+        expected: usize,
+        found: usize,
+    },
+    /// `rows × width` does not fit in `usize`.
+    #[error("{op}: {rows} rows × width {width} overflows usize")]
+    Overflow {
+        op: &'static str,
+        rows: usize,
+        width: usize,
     },
     /// Input and output overlap without being the same range.
     #[error("{op}: input and output overlap partially; use distinct buffers or the in-place form")]
@@ -39,21 +58,38 @@ pub enum Error {
     /// Row offsets that do not describe rows of the input.
     #[error("{op}: bad row offsets: {reason}")]
     BadOffsets { op: &'static str, reason: String },
+    /// The operation cannot be recorded into a CUDA graph.
+    #[error("{op}: not allowed while the stream is capturing a graph: {reason}")]
+    Capturing {
+        op: &'static str,
+        reason: &'static str,
+    },
+    /// Buffers of another context than the queue's.
+    #[error("{op}: a buffer belongs to another CUDA context than the queue")]
+    WrongContext { op: &'static str },
     /// The driver reported an error during an operation.
-    #[error("{op}: CUDA error: {source}")]
+    #[error("{op}: CUDA driver error: {source}")]
     Driver {
         op: &'static str,
         #[source]
-        source: cust::error::CudaError,
+        source: DriverError,
     },
 }
 
+impl Error {
+    /// Whether this error means the machine has no usable GPU (no driver library, or no
+    /// device): the only errors GPU tests may treat as "skip".
+    pub fn is_no_gpu(&self) -> bool {
+        matches!(self, Error::NoDriver | Error::NoDevice { .. })
+    }
+}
+
 /// Attaches the operation's name to a driver error.
-pub(crate) trait Context<T> {
+pub(crate) trait During<T> {
     fn during(self, op: &'static str) -> Result<T, Error>;
 }
 
-impl<T> Context<T> for cust::error::CudaResult<T> {
+impl<T> During<T> for Result<T, DriverError> {
     fn during(self, op: &'static str) -> Result<T, Error> {
         self.map_err(|source| Error::Driver { op, source })
     }

@@ -28,9 +28,26 @@ pub fn best_for(major: u32, minor: u32) -> Option<(&'static str, &'static str)> 
         .map(|(_, name, ptx)| (name, ptx))
 }
 
+/// The kernel names a PTX text defines: every `.entry NAME(` (with or without `.visible`).
+pub fn entries(ptx: &str) -> impl Iterator<Item = &str> {
+    ptx.lines().filter_map(|line| {
+        let rest = line.trim_start();
+        let rest = rest.strip_prefix(".visible ").unwrap_or(rest).trim_start();
+        let rest = rest.strip_prefix(".entry ")?.trim_start();
+        let end = rest.find(|c: char| c == '(' || c.is_whitespace())?;
+        Some(&rest[..end])
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entries_are_parsed_with_and_without_visible() {
+        let ptx = ".version 8.0\n.visible .entry first(\n\t.param .u64 p\n)\n.entry second (\n// .entry not_code\n.func helper(\n";
+        assert_eq!(entries(ptx).collect::<Vec<_>>(), ["first", "second"]);
+    }
 
     #[test]
     fn picks_the_newest_target_that_runs() {

@@ -1,13 +1,15 @@
-//! Reductions and scans enqueued on a stream, with temporary storage reused across calls.
+//! A [`Queue`]: work enqueued on one stream, with the temporary storage it reuses between
+//! calls. The typed operations are in [`crate::ops`], the raw entry in [`crate::raw`].
 
-use crate::context::{Warpkit, arg};
-use crate::element::{ArgOp, DeviceOp, Element};
-use crate::error::{Context as _, Error};
-use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
-use cust::stream::Stream;
+use crate::context::Warpkit;
+use crate::error::{During as _, Error};
+use crate::module::Kernel;
+use cudarc::driver::{
+    CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, ValidAsZeroBits, result, sys,
+};
+use std::sync::Arc;
 use warpkit::abi::{layout, params};
-use warpkit::device::tuning::*;
-use warpkit::ops::Indexed;
+use warpkit::device::tuning::{REDUCE_BLOCKS_PER_SM, REDUCE_THREADS, ROWS_THREADS, SCAN_THREADS};
 
 /// Which scan: `y[i] = x[0] ⊕ … ⊕ x[i]` or `x[0] ⊕ … ⊕ x[i-1]` (the identity at `i = 0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,87 +18,107 @@ pub enum ScanKind {
     Exclusive,
 }
 
-/// Work on one stream. Operations are asynchronous unless they return a value to the host;
-/// a `Queue` owns its temporary storage, so queues on different streams never share it.
+/// Work on one stream. Every allocation, memset, copy and launch of a queue goes to its
+/// stream, never to the legacy default stream. Operations are asynchronous unless they return
+/// a value to the host. A queue owns its temporary storage (freed stream-ordered on its
+/// stream, after the work that uses it), so queues never share it.
+///
+/// `Queue` is `Send`: move it to another thread and keep using it (each call binds the
+/// context to the calling thread). It is `Sync` too, but every operation takes `&mut self`,
+/// so one queue enqueues from one thread at a time.
 ///
 /// ```no_run
-/// use cust::memory::DeviceBuffer;
-/// use cust::stream::{Stream, StreamFlags};
 /// use warpkit::ops::Sum;
 /// use warpkit_host::{Queue, ScanKind, Warpkit};
 ///
-/// let wk = Warpkit::new()?;
-/// let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
-/// let mut queue = Queue::new(&wk, &stream);
-/// let input = DeviceBuffer::from_slice(&[1.0f32, 2.0, 3.0]).unwrap();
-/// let mut output = DeviceBuffer::from_slice(&[0.0f32; 3]).unwrap();
+/// let wk = Warpkit::new(0)?;
+/// let stream = wk.new_stream()?;
+/// let mut queue = Queue::new(&wk, &stream)?;
+/// let input = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
+/// let mut output = stream.alloc_zeros::<f32>(3).unwrap();
 /// queue.scan(&input, &mut output, Sum, ScanKind::Inclusive)?; // 1, 3, 6
 /// assert_eq!(queue.reduce(&input, Sum)?, 6.0);
 /// # Ok::<(), warpkit_host::Error>(())
 /// ```
-pub struct Queue<'a> {
-    wk: &'a Warpkit,
-    stream: &'a Stream,
+pub struct Queue {
+    pub(crate) wk: Warpkit,
+    pub(crate) stream: Arc<CudaStream>,
     reduce: Option<ReduceStorage>,
     scan: Option<ScanStorage>,
-    offsets: Option<DeviceBuffer<u64>>,
+    offsets: Option<Buffer<u64>>,
+}
+
+/// A buffer the queue owns, with its address taken once (the queue orders its own uses on
+/// its stream; dropping the slice frees it on that stream after them).
+struct Buffer<T> {
+    _slice: CudaSlice<T>,
+    ptr: u64,
+    len: usize,
+}
+
+impl<T: DeviceRepr + ValidAsZeroBits> Buffer<T> {
+    fn new(stream: &Arc<CudaStream>, len: usize, zeroed: bool) -> Result<Buffer<T>, Error> {
+        let len = len.max(1);
+        let mut slice = if zeroed {
+            stream.alloc_zeros::<T>(len).during("allocate")?
+        } else {
+            // SAFETY: the kernels write this storage before they read it.
+            unsafe { stream.alloc::<T>(len) }.during("allocate")?
+        };
+        let (ptr, _record) = slice.device_ptr_mut(stream);
+        drop(_record);
+        Ok(Buffer {
+            _slice: slice,
+            ptr,
+            len,
+        })
+    }
 }
 
 struct ReduceStorage {
-    partials: DeviceBuffer<u8>,
-    result: DeviceBuffer<u8>,
-    counter: DeviceBuffer<u32>,
+    partials: Buffer<u8>,
+    result: Buffer<u8>,
+    /// A `u32`, zero between launches (each launch's last block resets it).
+    counter: Buffer<u32>,
 }
 
 struct ScanStorage {
-    /// The tile status for values of up to 8 bytes.
-    status: DeviceBuffer<u64>,
-    /// The kernel's control block (tickets, epoch), zeroed once.
-    control: DeviceBuffer<u32>,
-    /// A power of two, at least the number of tiles.
+    status: Buffer<u64>,
+    /// One `layout::ScanControl`.
+    control: Buffer<u32>,
+    /// A power of two.
     capacity: usize,
 }
 
-/// Bytes of the largest reduced value (an `Indexed<f64, u64>`).
-const MAX_VALUE_BYTES: usize = 16;
+/// Tiles of scan status allocated at least (a power of two).
+const MIN_SCAN_CAPACITY: usize = 1024;
 
-fn ptr<T: DeviceCopy>(s: &DeviceSlice<T>) -> u64 {
-    s.as_device_ptr().as_raw()
-}
-
-fn overlap<T: DeviceCopy>(a: &DeviceSlice<T>, b: &DeviceSlice<T>) -> bool {
-    let size = std::mem::size_of::<T>() as u64;
-    let (a0, b0) = (ptr(a), ptr(b));
-    a0 < b0 + b.len() as u64 * size && b0 < a0 + a.len() as u64 * size
-}
-
-/// Refuses an output whose length differs from the input's, or that overlaps the input other
-/// than exactly (`in_place`: the same range is allowed).
-fn check_output<T: DeviceCopy>(
-    op: &'static str,
-    input: &DeviceSlice<T>,
-    output: &DeviceSlice<T>,
-    in_place: bool,
-) -> Result<(), Error> {
-    if input.len() != output.len() {
-        return Err(Error::LengthMismatch {
-            op,
-            input: input.len(),
-            output: output.len(),
-        });
+impl Queue {
+    /// A queue on `stream`, which must belong to `wk`'s context. Allocates nothing until an
+    /// operation needs it.
+    pub fn new(wk: &Warpkit, stream: &Arc<CudaStream>) -> Result<Queue, Error> {
+        if stream.context().cu_ctx() != wk.context().cu_ctx() {
+            return Err(Error::WrongContext { op: "Queue::new" });
+        }
+        Ok(Queue {
+            wk: wk.clone(),
+            stream: stream.clone(),
+            reduce: None,
+            scan: None,
+            offsets: None,
+        })
     }
-    let same = ptr(input) == ptr(output);
-    if overlap(input, output) && !(in_place && same) {
-        return Err(Error::Overlap { op });
-    }
-    Ok(())
-}
 
-impl<'a> Queue<'a> {
-    /// A queue on `stream`; allocates nothing until an operation needs it.
-    pub fn new(wk: &'a Warpkit, stream: &'a Stream) -> Queue<'a> {
+    /// A queue on a stream created by another library (cust, PyTorch, ...).
+    ///
+    /// # Safety
+    /// `stream` is a valid stream of `wk`'s context and stays valid until the queue is dropped
+    /// (dropping it enqueues the free of its storage on `stream`).
+    pub unsafe fn from_raw_stream(wk: &Warpkit, stream: sys::CUstream) -> Queue {
+        // SAFETY: forwarded to the caller.
+        let stream = unsafe { wk.context().wrap_borrowed_stream(stream) };
         Queue {
-            wk,
+            wk: wk.clone(),
             stream,
             reduce: None,
             scan: None,
@@ -104,188 +126,148 @@ impl<'a> Queue<'a> {
         }
     }
 
+    /// The stream this queue enqueues on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The kernels this queue launches.
+    pub fn warpkit(&self) -> &Warpkit {
+        &self.wk
+    }
+
     /// Waits for everything enqueued so far.
     pub fn synchronize(&self) -> Result<(), Error> {
         self.stream.synchronize().during("synchronize")
     }
 
-    fn reduce_grid(&self, len: usize, item_bytes: usize) -> u32 {
-        let tiles = layout::reduce_tiles(len as u64, item_bytes);
-        let max = self.wk.multiprocessors() * REDUCE_BLOCKS_PER_SM;
-        tiles.clamp(1, max as u64) as u32
+    /// Binds the context to the calling thread (a queue may have moved threads).
+    pub(crate) fn bind(&self) -> Result<(), Error> {
+        self.wk.context().bind_to_thread().during("bind context")
     }
 
-    fn reduce_storage(&mut self) -> Result<&ReduceStorage, Error> {
-        if self.reduce.is_none() {
-            let tiles = layout::REDUCE_MAX_TILES as usize;
-            // SAFETY: u8 has no invalid bit patterns; the kernels write before reading.
-            let partials = unsafe { DeviceBuffer::uninitialized(tiles * MAX_VALUE_BYTES) }
-                .during("allocate")?;
-            let result = DeviceBuffer::zeroed(MAX_VALUE_BYTES).during("allocate")?;
-            let counter = DeviceBuffer::zeroed(1).during("allocate")?;
+    /// Refuses `op` while the stream is capturing a graph.
+    pub(crate) fn not_capturing(
+        &self,
+        op: &'static str,
+        reason: &'static str,
+    ) -> Result<(), Error> {
+        // SAFETY: a valid stream of the bound context.
+        let status = unsafe { result::stream::is_capturing(self.stream.cu_stream()) }
+            .during("query capture status")?;
+        if status == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            Ok(())
+        } else {
+            Err(Error::Capturing { op, reason })
+        }
+    }
+
+    fn reduce_storage(&mut self, value_bytes: usize) -> Result<&ReduceStorage, Error> {
+        let partial_bytes = layout::REDUCE_MAX_TILES as usize * value_bytes;
+        let fits = self
+            .reduce
+            .as_ref()
+            .is_some_and(|s| s.partials.len >= partial_bytes && s.result.len >= value_bytes);
+        if !fits {
+            let counter = match self.reduce.take() {
+                // The counter is zero between launches, in stream order: keep it.
+                Some(old) => old.counter,
+                None => Buffer::new(&self.stream, 1, true)?,
+            };
+            let bytes = value_bytes.max(16);
             self.reduce = Some(ReduceStorage {
-                partials,
-                result,
+                partials: Buffer::new(
+                    &self.stream,
+                    layout::REDUCE_MAX_TILES as usize * bytes,
+                    false,
+                )?,
+                result: Buffer::new(&self.stream, bytes, false)?,
                 counter,
             });
         }
         Ok(self.reduce.as_ref().expect("just allocated"))
     }
 
-    /// Enqueues the single-pass reduce kernel `name` writing one `U` to `output`.
-    fn launch_reduce<T: Element>(
+    /// Enqueues reduce `kernel` over `len > 0` items of `item_bytes` at `input`, writing one
+    /// value of `value_bytes` to `output` (`None`: the queue's result slot).
+    pub(crate) fn enqueue_reduce(
         &mut self,
-        name: &str,
-        input: &DeviceSlice<T>,
-        output: u64,
-    ) -> Result<(), Error> {
-        let grid = self.reduce_grid(input.len(), std::mem::size_of::<T>());
-        let storage = self.reduce_storage()?;
-        let params = params::Reduce {
-            input: ptr(input),
-            len: input.len() as u64,
-            partials: storage.partials.as_device_ptr().as_raw(),
-            counter: storage.counter.as_device_ptr().as_raw(),
-            output,
-        };
-        let args = [arg(&params)];
-        // SAFETY: the kernel takes `params::Reduce`; partials has room for the largest grid;
-        // the counter is zero between launches (the last block resets it).
-        unsafe {
-            self.wk
-                .launch(self.stream, name, grid, REDUCE_THREADS, &args)
-        }
-    }
-
-    /// Enqueues the reduction of `input` into `output[0]`. Empty input writes the identity.
-    pub fn reduce_into<T: Element, O: DeviceOp<T>>(
-        &mut self,
-        input: &DeviceSlice<T>,
-        output: &mut DeviceSlice<T>,
-        op: O,
-    ) -> Result<(), Error> {
-        if output.is_empty() {
-            return Err(Error::LengthMismatch {
-                op: "reduce",
-                input: 1,
-                output: 0,
-            });
-        }
-        if input.is_empty() {
-            let identity = [op.identity()];
-            // SAFETY: the host slice outlives the copy, which is complete when this returns.
-            return unsafe {
-                cust::memory::AsyncCopyDestination::async_copy_from(
-                    &mut output.index(0..1),
-                    &identity[..],
-                    self.stream,
-                )
-            }
-            .and_then(|_| self.stream.synchronize())
-            .during("reduce");
-        }
-        let name = format!("warpkit_reduce_{}_{}", O::NAME, T::NAME);
-        self.launch_reduce(&name, input, ptr(output))
-    }
-
-    /// The reduction of `input`, returned to the host (waits for the stream). Empty input
-    /// gives the operator's identity.
-    pub fn reduce<T: Element, O: DeviceOp<T>>(
-        &mut self,
-        input: &DeviceSlice<T>,
-        op: O,
-    ) -> Result<T, Error> {
-        if input.is_empty() {
-            return Ok(op.identity());
-        }
-        let name = format!("warpkit_reduce_{}_{}", O::NAME, T::NAME);
-        let out = self.reduce_storage()?.result.as_device_ptr().as_raw();
-        self.launch_reduce(&name, input, out)?;
-        self.read_result()
-    }
-
-    /// Arg-min or arg-max of `input`: the extreme value and the lowest index holding it, or
-    /// `None` for empty input. NaN never wins over a number.
-    pub fn arg_reduce<T: Element, O: ArgOp<T>>(
-        &mut self,
-        input: &DeviceSlice<T>,
-        _op: O,
-    ) -> Result<Option<(T, usize)>, Error>
-    where
-        Indexed<T, T::Index>: bytemuck::Pod,
-    {
-        if input.is_empty() {
-            return Ok(None);
-        }
-        // The index type's largest value marks "no index" (the identity).
-        let max = if std::mem::size_of::<T::Index>() == 4 {
-            u32::MAX as u64
-        } else {
-            u64::MAX
-        };
-        if input.len() as u64 >= max {
-            return Err(Error::TooLarge {
-                op: "arg_reduce",
-                len: input.len(),
-                max: max as usize - 1,
-            });
-        }
-        let name = format!("warpkit_reduce_{}_{}", O::NAME, T::NAME);
-        let out = self.reduce_storage()?.result.as_device_ptr().as_raw();
-        self.launch_reduce(&name, input, out)?;
-        let r: Indexed<T, T::Index> = self.read_result()?;
-        Ok(Some((r.value, r.index.into() as usize)))
-    }
-
-    fn read_result<U: bytemuck::Pod>(&self) -> Result<U, Error> {
-        self.synchronize()?;
-        let mut bytes = [0u8; MAX_VALUE_BYTES];
-        let storage = self
-            .reduce
-            .as_ref()
-            .expect("reduce storage exists after a launch");
-        storage
-            .result
-            .copy_to(&mut bytes[..])
-            .during("copy result")?;
-        Ok(bytemuck::pod_read_unaligned(
-            &bytes[..std::mem::size_of::<U>()],
-        ))
-    }
-
-    /// Enqueues a scan of `input` into `output` (same length; the same range or disjoint).
-    pub fn scan<T: Element, O: DeviceOp<T>>(
-        &mut self,
-        input: &DeviceSlice<T>,
-        output: &mut DeviceSlice<T>,
-        _op: O,
-        kind: ScanKind,
-    ) -> Result<(), Error> {
-        check_output("scan", input, output, true)?;
-        self.scan_raw::<T, O>(ptr(input), ptr(output), input.len(), kind)
-    }
-
-    /// Enqueues a scan of `data` in place.
-    pub fn scan_in_place<T: Element, O: DeviceOp<T>>(
-        &mut self,
-        data: &mut DeviceSlice<T>,
-        _op: O,
-        kind: ScanKind,
-    ) -> Result<(), Error> {
-        self.scan_raw::<T, O>(ptr(data), ptr(data), data.len(), kind)
-    }
-
-    fn scan_raw<T: Element, O: DeviceOp<T>>(
-        &mut self,
-        src: u64,
-        dst: u64,
+        kernel: Kernel,
+        input: u64,
         len: usize,
+        item_bytes: usize,
+        value_bytes: usize,
+        output: Option<u64>,
+    ) -> Result<(), Error> {
+        debug_assert!(len > 0);
+        let tiles = layout::reduce_tiles(len as u64, item_bytes);
+        let max = (self.wk.multiprocessors() * REDUCE_BLOCKS_PER_SM) as u64;
+        let grid = tiles.clamp(1, max) as u32;
+        let storage = self.reduce_storage(value_bytes)?;
+        let params = params::Reduce {
+            input,
+            len: len as u64,
+            partials: storage.partials.ptr,
+            counter: storage.counter.ptr,
+            output: output.unwrap_or(storage.result.ptr),
+        };
+        // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
+        // values; the counter is zero; the callers checked input and output.
+        unsafe { kernel.launch(&self.stream, grid, REDUCE_THREADS, &params, "reduce launch") }
+    }
+
+    /// Copies `bytes` bytes of the result slot to the host, after the stream's work.
+    pub(crate) fn read_result(&self, bytes: usize) -> Result<Vec<u8>, Error> {
+        let storage = self.reduce.as_ref().expect("a reduce was enqueued");
+        let mut out = vec![0u8; bytes];
+        // SAFETY: the slot holds at least `bytes` bytes; `out` lives until the synchronize
+        // below has completed the copy.
+        unsafe { result::memcpy_dtoh_async(&mut out, storage.result.ptr, self.stream.cu_stream()) }
+            .during("copy result")?;
+        self.synchronize()?;
+        Ok(out)
+    }
+
+    /// Enqueues the writing of `bytes` to device address `dst`, with memsets (which a CUDA graph
+    /// can hold, unlike a copy from host memory).
+    pub(crate) fn write_bytes(&self, dst: u64, bytes: &[u8]) -> Result<(), Error> {
+        let s = self.stream.cu_stream();
+        // SAFETY: the callers pass an address with room for `bytes`.
+        let r = unsafe {
+            if bytes.len().is_multiple_of(4) && dst.is_multiple_of(4) {
+                bytes.chunks_exact(4).enumerate().try_for_each(|(i, w)| {
+                    let word = u32::from_ne_bytes(w.try_into().expect("4 bytes"));
+                    sys::cuMemsetD32Async(dst + 4 * i as u64, word, 1, s).result()
+                })
+            } else if bytes.len().is_multiple_of(2) && dst.is_multiple_of(2) {
+                bytes.chunks_exact(2).enumerate().try_for_each(|(i, w)| {
+                    let half = u16::from_ne_bytes(w.try_into().expect("2 bytes"));
+                    sys::cuMemsetD16Async(dst + 2 * i as u64, half, 1, s).result()
+                })
+            } else {
+                bytes
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, &b)| result::memset_d8_async(dst + i as u64, b, 1, s))
+            }
+        };
+        r.during("write identity")
+    }
+
+    /// Enqueues scan `kernel` of `len` items of `item_bytes` (status slots sized for them).
+    pub(crate) fn enqueue_scan(
+        &mut self,
+        kernel: Kernel,
+        input: u64,
+        output: u64,
+        len: usize,
+        item_bytes: usize,
         kind: ScanKind,
     ) -> Result<(), Error> {
         if len == 0 {
             return Ok(());
         }
-        let tile = layout::scan_tile_items(std::mem::size_of::<T>()) as usize;
+        let tile = layout::scan_tile_items(item_bytes) as usize;
         let tiles = len.div_ceil(tile);
         if tiles > i32::MAX as usize {
             return Err(Error::TooLarge {
@@ -294,144 +276,84 @@ impl<'a> Queue<'a> {
                 max: i32::MAX as usize * tile,
             });
         }
-        let storage = self.scan_storage(tiles)?;
+        let storage = self.scan_storage(tiles, item_bytes)?;
         let params = params::Scan {
-            input: src,
-            output: dst,
+            input,
+            output,
             len: len as u64,
-            status: storage.status.as_device_ptr().as_raw(),
-            control: storage.control.as_device_ptr().as_raw(),
+            status: storage.status.ptr,
+            control: storage.control.ptr,
             capacity: storage.capacity as u32,
             exclusive: (kind == ScanKind::Exclusive) as u32,
         };
-        let args = [arg(&params)];
-        let name = format!("warpkit_scan_{}_{}", O::NAME, T::NAME);
-        // SAFETY: the kernel takes `params::Scan`; one block per tile; the status tree has
-        // room for every tile and no word of this epoch.
+        // SAFETY: scan kernels take `params::Scan`; one block per tile; the status has room for
+        // `capacity ≥ tiles` tiles of this item size and was zeroed when allocated; the
+        // kernel keeps the control block (epoch) itself.
         unsafe {
-            self.wk
-                .launch(self.stream, &name, tiles as u32, SCAN_THREADS, &args)
+            kernel.launch(
+                &self.stream,
+                tiles as u32,
+                SCAN_THREADS,
+                &params,
+                "scan launch",
+            )
         }
     }
 
-    /// Tile-status storage for `tiles` tiles.
-    fn scan_storage(&mut self, tiles: usize) -> Result<&ScanStorage, Error> {
-        if self.scan.as_ref().is_none_or(|s| s.capacity < tiles) {
-            // Dropping the old buffer waits for the work that uses it.
-            self.scan = None;
-            let capacity = tiles.next_power_of_two().max(1024);
+    /// Scan status for `tiles` tiles of `item_bytes`; new storage is zeroed on the stream, and
+    /// the old is freed on it after the work that uses it.
+    fn scan_storage(&mut self, tiles: usize, item_bytes: usize) -> Result<&ScanStorage, Error> {
+        let words = |capacity| layout::scan_status_words(capacity, item_bytes);
+        let fits = self
+            .scan
+            .as_ref()
+            .is_some_and(|s| s.capacity >= tiles && s.status.len >= words(s.capacity));
+        if !fits {
+            let old = self.scan.take();
+            let capacity = tiles
+                .next_power_of_two()
+                .max(MIN_SCAN_CAPACITY)
+                .max(old.as_ref().map_or(0, |s| s.capacity));
+            // Room for the largest item size seen so far, too.
+            let status_words = words(capacity).max(old.as_ref().map_or(0, |s| s.status.len));
+            drop(old);
+            let control_words = std::mem::size_of::<layout::ScanControl>() / 4;
             self.scan = Some(ScanStorage {
-                status: DeviceBuffer::zeroed(layout::scan_status_words(capacity, 8))
-                    .during("allocate")?,
-                control: DeviceBuffer::zeroed(4).during("allocate")?,
+                status: Buffer::new(&self.stream, status_words, true)?,
+                control: Buffer::new(&self.stream, control_words, true)?,
                 capacity,
             });
         }
         Ok(self.scan.as_ref().expect("just allocated"))
     }
 
-    /// Enqueues one reduction per row of `width` elements: `output[r]` reduces
-    /// `input[r*width..(r+1)*width]`. `input.len()` must be `output.len() * width`.
-    pub fn rows_reduce<T: Element, O: DeviceOp<T>>(
+    /// Copies `offsets` into the queue's offset buffer, in stream order; returns its address.
+    pub(crate) fn upload_offsets(
         &mut self,
-        input: &DeviceSlice<T>,
-        width: usize,
-        output: &mut DeviceSlice<T>,
-        _op: O,
-    ) -> Result<(), Error> {
-        let rows = output.len();
-        if rows.checked_mul(width) != Some(input.len()) {
-            return Err(Error::LengthMismatch {
-                op: "rows_reduce",
-                input: input.len(),
-                output: rows * width,
-            });
-        }
-        self.rows::<T, O>("reduce", input, 0, width, rows, ptr(output), None)
-    }
-
-    /// Enqueues one scan per row of `width` elements into `output` (same length as `input`).
-    pub fn rows_scan<T: Element, O: DeviceOp<T>>(
-        &mut self,
-        input: &DeviceSlice<T>,
-        width: usize,
-        output: &mut DeviceSlice<T>,
-        _op: O,
-        kind: ScanKind,
-    ) -> Result<(), Error> {
-        check_output("rows_scan", input, output, false)?;
-        let rows = input.len().checked_div(width).unwrap_or(0);
-        if rows * width != input.len() {
-            return Err(Error::LengthMismatch {
-                op: "rows_scan",
-                input: input.len(),
-                output: rows * width,
-            });
-        }
-        self.rows::<T, O>("scan", input, 0, width, rows, ptr(output), Some(kind))
-    }
-
-    /// Enqueues one reduction per row `r` = `input[offsets[r]..offsets[r+1]]`.
-    pub fn segments_reduce<T: Element, O: DeviceOp<T>>(
-        &mut self,
-        input: &DeviceSlice<T>,
+        op: &'static str,
         offsets: &[u64],
-        output: &mut DeviceSlice<T>,
-        _op: O,
-    ) -> Result<(), Error> {
-        let rows = check_offsets("segments_reduce", offsets, input.len())?;
-        if output.len() != rows {
-            return Err(Error::LengthMismatch {
-                op: "segments_reduce",
-                input: rows,
-                output: output.len(),
-            });
-        }
-        let offsets = self.upload_offsets(offsets)?;
-        self.rows::<T, O>("reduce", input, offsets, 0, rows, ptr(output), None)
-    }
-
-    /// Enqueues one scan per row `r` = `input[offsets[r]..offsets[r+1]]`, into the same
-    /// positions of `output`; elements outside every row are left as they are.
-    pub fn segments_scan<T: Element, O: DeviceOp<T>>(
-        &mut self,
-        input: &DeviceSlice<T>,
-        offsets: &[u64],
-        output: &mut DeviceSlice<T>,
-        _op: O,
-        kind: ScanKind,
-    ) -> Result<(), Error> {
-        check_output("segments_scan", input, output, false)?;
-        let rows = check_offsets("segments_scan", offsets, input.len())?;
-        let offsets = self.upload_offsets(offsets)?;
-        self.rows::<T, O>("scan", input, offsets, 0, rows, ptr(output), Some(kind))
-    }
-
-    fn upload_offsets(&mut self, offsets: &[u64]) -> Result<u64, Error> {
-        if self
-            .offsets
-            .as_ref()
-            .is_none_or(|b| b.len() < offsets.len())
-        {
+    ) -> Result<u64, Error> {
+        self.not_capturing(
+            op,
+            "it copies the row offsets from host memory, which a graph replay would read again after it is gone",
+        )?;
+        if self.offsets.as_ref().is_none_or(|b| b.len < offsets.len()) {
             self.offsets = None;
-            // SAFETY: u64 has no invalid bit patterns; it is written before any kernel reads it.
-            self.offsets =
-                Some(unsafe { DeviceBuffer::uninitialized(offsets.len()) }.during("allocate")?);
+            self.offsets = Some(Buffer::new(&self.stream, offsets.len(), false)?);
         }
-        let buffer = self.offsets.as_mut().expect("just allocated");
-        self.stream.synchronize().during("synchronize")?;
-        buffer
-            .index(0..offsets.len())
-            .copy_from(offsets)
+        let buffer = self.offsets.as_ref().expect("just allocated");
+        // SAFETY: room for `offsets`; a copy from pageable memory is staged before it returns.
+        unsafe { result::memcpy_htod_async(buffer.ptr, offsets, self.stream.cu_stream()) }
             .during("copy offsets")?;
-        Ok(buffer.as_device_ptr().as_raw())
+        Ok(buffer.ptr)
     }
 
+    /// Enqueues a rows kernel: one warp per row.
     #[allow(clippy::too_many_arguments)]
-    fn rows<T: Element, O: DeviceOp<T>>(
+    pub(crate) fn enqueue_rows(
         &mut self,
-        algo: &str,
-        input: &DeviceSlice<T>,
+        kernel: Kernel,
+        input: u64,
         offsets: u64,
         width: usize,
         rows: usize,
@@ -445,7 +367,7 @@ impl<'a> Queue<'a> {
         let max_blocks = self.wk.multiprocessors() as usize * 64;
         let grid = rows.div_ceil(warps_per_block).min(max_blocks) as u32;
         let params = params::Rows {
-            input: ptr(input),
+            input,
             offsets,
             width: width as u64,
             rows: rows as u64,
@@ -453,55 +375,8 @@ impl<'a> Queue<'a> {
             exclusive: (kind == Some(ScanKind::Exclusive)) as u32,
             padding: 0,
         };
-        let name = format!("warpkit_rows_{algo}_{}_{}", O::NAME, T::NAME);
-        let args = [arg(&params)];
-        // SAFETY: the row kernels take `params::Rows`; the callers checked that every row lies
+        // SAFETY: rows kernels take `params::Rows`; the callers checked that every row lies
         // inside input and output.
-        unsafe {
-            self.wk
-                .launch(self.stream, &name, grid, ROWS_THREADS, &args)
-        }
-    }
-}
-
-/// Checks that `offsets` describe rows inside `len` elements; returns the row count.
-pub fn check_offsets(op: &'static str, offsets: &[u64], len: usize) -> Result<usize, Error> {
-    let bad = |reason: String| Err(Error::BadOffsets { op, reason });
-    if offsets.is_empty() {
-        return bad("need at least one offset (rows + 1 of them)".into());
-    }
-    if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
-        return bad(format!(
-            "offsets[{}] = {} is below offsets[{i}] = {}; they must not decrease",
-            i + 1,
-            offsets[i + 1],
-            offsets[i]
-        ));
-    }
-    let last = *offsets.last().expect("not empty");
-    if last > len as u64 {
-        return bad(format!(
-            "the last offset {last} exceeds the input length {len}"
-        ));
-    }
-    Ok(offsets.len() - 1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn offsets_must_be_monotonic_and_inside_the_input() {
-        assert_eq!(check_offsets("t", &[0, 3, 3, 10], 10).unwrap(), 3);
-        assert_eq!(check_offsets("t", &[5], 10).unwrap(), 0);
-        let err = check_offsets("t", &[0, 4, 2], 10).unwrap_err().to_string();
-        assert!(
-            err.contains("offsets[2] = 2 is below offsets[1] = 4"),
-            "{err}"
-        );
-        let err = check_offsets("t", &[0, 11], 10).unwrap_err().to_string();
-        assert!(err.contains("exceeds the input length 10"), "{err}");
-        assert!(check_offsets("t", &[], 10).is_err());
+        unsafe { kernel.launch(&self.stream, grid, ROWS_THREADS, &params, "rows launch") }
     }
 }

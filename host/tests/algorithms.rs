@@ -1,97 +1,121 @@
-//! Device reduce, arg-reduce, scan, rows and segments against CPU references on fresh random
-//! data: integers exact (wrapping), floats within a stated bound of a wider reference,
-//! outputs poisoned before each run and every element checked, each case run twice and
-//! compared bit for bit. Skips, saying so, where there is no GPU.
+//! Device reduce, arg-reduce, scan, rows and segments against the CPU model
+//! (`warpkit_host::reference`) on fresh random data, every element type: integers exact
+//! (wrapping), min/max exact bits (NaN, ±inf and ±0 among the inputs), float sums within a
+//! stated bound of the exact sum; outputs poisoned before each run and every element checked;
+//! each case run twice and compared bit for bit. Skips, saying so, where there is no GPU.
 
 mod common;
 
 use common::*;
-use cust::memory::DeviceBuffer;
+use half::{bf16, f16};
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use warpkit::ops::{ArgMax, ArgMin, Max, Min, ReduceOp, Sum};
-use warpkit_host::{ArgOp, DeviceOp, Element, Queue, ScanKind, Warpkit};
+use warpkit::ops::{ArgMax, ArgMin, Max, Min, Sum};
+use warpkit_host::cudarc::driver::CudaSlice;
+use warpkit_host::reference::{self, Fold, Model};
+use warpkit_host::{ArgElement, ArgOp, DeviceOp, Element, Queue, ScanKind, Warpkit};
 
 /// A test element: random values and how results are compared.
-trait TestElement: Element + Default {
+trait TestElement: Element + Default
+where
+    Self::Accum: Model,
+{
+    /// Any value: for floats also NaN, ±inf, ±0 (one in 16 draws).
     fn random(rng: &mut StdRng) -> Self;
-    /// `Some` for floats: the value as `f64` (sums are compared within a bound).
-    fn as_f64(self) -> Option<f64>;
-    /// Relative bound on a float sum's error, as a multiple of the sum of magnitudes.
+    /// A finite value (float sums are compared within a bound).
+    fn finite(rng: &mut StdRng) -> Self {
+        Self::random(rng)
+    }
+    /// Bound on a float sum's error, as a multiple of the sum of magnitudes (in the `f32`/
+    /// `f64` accumulator): each thread adds up to a few thousand terms in sequence, so
+    /// (n ε) with n ≤ 2^12, plus the tree.
     const SUM_TOLERANCE: f64 = 0.0;
+    /// Relative rounding of a result stored as `Self` (`f16` 2^-11, `bf16` 2^-8).
+    const ROUNDING: f64 = 0.0;
 }
 
 macro_rules! int_elements { ($($t:ty),*) => {$(
     impl TestElement for $t {
         fn random(rng: &mut StdRng) -> Self { rng.random() }
-        fn as_f64(self) -> Option<f64> { None }
     }
 )*}; }
 int_elements!(u32, i32, u64, i64);
 
-impl TestElement for f32 {
-    fn random(rng: &mut StdRng) -> Self {
-        rng.random_range(-1.0..1.0)
+fn special(rng: &mut StdRng) -> Option<f64> {
+    match rng.random_range(0..80) {
+        0 => Some(f64::NAN),
+        1 => Some(f64::INFINITY),
+        2 => Some(f64::NEG_INFINITY),
+        3 => Some(0.0),
+        4 => Some(-0.0),
+        _ => None,
     }
-    fn as_f64(self) -> Option<f64> {
-        Some(self as f64)
-    }
-    // Each thread adds up to a few thousand terms in sequence: (n ε) with ε = 2^-24, n ≤ 2^12.
-    const SUM_TOLERANCE: f64 = 2e-4;
 }
 
-impl TestElement for f64 {
-    fn random(rng: &mut StdRng) -> Self {
-        rng.random_range(-1.0..1.0)
+macro_rules! float_elements { ($($t:ty, $from:expr, $tol:expr, $round:expr;)*) => {$(
+    impl TestElement for $t {
+        fn random(rng: &mut StdRng) -> Self {
+            let x = special(rng).unwrap_or_else(|| rng.random_range(-1.0..1.0));
+            let f: fn(f64) -> $t = $from;
+            f(x)
+        }
+        fn finite(rng: &mut StdRng) -> Self {
+            let x = if rng.random_range(0..32) == 0 { [0.0, -0.0][rng.random_range(0..2)] } else { rng.random_range(-1.0..1.0) };
+            let f: fn(f64) -> $t = $from;
+            f(x)
+        }
+        const SUM_TOLERANCE: f64 = $tol;
+        const ROUNDING: f64 = $round;
     }
-    fn as_f64(self) -> Option<f64> {
-        Some(self)
-    }
-    const SUM_TOLERANCE: f64 = 1e-12;
+)*}; }
+float_elements! {
+    f32, |x| x as f32, 2e-4, 0.0;
+    f64, |x| x, 1e-12, 0.0;
+    f16, f16::from_f64, 2e-4, 1.0 / 2048.0;
+    bf16, bf16::from_f64, 2e-4, 1.0 / 256.0;
 }
 
-/// Neumaier-compensated sum: a reference more precise than f64's plain sum.
-#[derive(Default, Clone, Copy)]
-struct Compensated {
-    sum: f64,
-    c: f64,
+/// Compares a device result with the model's: bits (NaN: both NaN; the canonical NaN for
+/// min/max in `f32`/`f64`), or for float sums within
+/// `SUM_TOLERANCE × max(Σ|x|, 1) + ROUNDING × |reference|`.
+fn same<T: TestElement>(
+    got: T::Accum,
+    want: T::Accum,
     magnitude: f64,
-}
-
-impl Compensated {
-    fn add(&mut self, x: f64) {
-        let t = self.sum + x;
-        self.c += if self.sum.abs() >= x.abs() {
-            (self.sum - t) + x
-        } else {
-            (x - t) + self.sum
-        };
-        self.sum = t;
-        self.magnitude += x.abs();
-    }
-    fn value(&self) -> f64 {
-        self.sum + self.c
-    }
-}
-
-/// Compares a device result with the exact fold (ints, min, max) or the wide sum (float sums).
-fn same<T: TestElement>(got: T, exact: T, wide: Option<&Compensated>, what: &dyn Fn() -> String) {
-    match (got.as_f64(), wide) {
-        (Some(g), Some(w)) => {
-            let bound = T::SUM_TOLERANCE * w.magnitude.max(1.0);
-            assert!(
-                (g - w.value()).abs() <= bound,
-                "{}: got {g}, reference {}, bound {bound}",
-                what(),
-                w.value()
+    op: &str,
+    what: &dyn Fn() -> String,
+) where
+    T::Accum: Model,
+{
+    let float = T::Accum::canonical_nan().nan();
+    if want.nan() {
+        assert!(got.nan(), "{}: got {got:?}, want NaN", what());
+        let exact_nan = op != "sum" && op != "arg" && T::ROUNDING == 0.0;
+        if exact_nan {
+            assert_eq!(
+                bytemuck::bytes_of(&got),
+                bytemuck::bytes_of(&want),
+                "{}: not the canonical NaN",
+                what()
             );
         }
-        _ => assert_eq!(
-            bytemuck::bytes_of(&got),
-            bytemuck::bytes_of(&exact),
-            "{}: got {got:?}, want {exact:?}",
-            what()
-        ),
+        return;
     }
+    if float && op == "sum" && want.wide().is_finite() {
+        let (g, w) = (got.wide(), want.wide());
+        let bound = T::SUM_TOLERANCE * magnitude.max(1.0) + T::ROUNDING * w.abs();
+        assert!(
+            (g - w).abs() <= bound,
+            "{}: got {g}, reference {w}, bound {bound}",
+            what()
+        );
+        return;
+    }
+    assert_eq!(
+        bytemuck::bytes_of(&got),
+        bytemuck::bytes_of(&want),
+        "{}: got {got:?}, want {want:?}",
+        what()
+    );
 }
 
 fn sizes() -> Vec<usize> {
@@ -108,146 +132,181 @@ fn seed() -> StdRng {
     StdRng::seed_from_u64(s)
 }
 
-fn check_reduce<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
-    q: &mut Queue,
-    data: &[T],
-    input: &DeviceBuffer<T>,
-    op: O,
-) {
-    let exact = data.iter().fold(op.identity(), |a, &b| op.combine(a, b));
-    let mut wide = Compensated::default();
-    let is_sum = O::NAME == "sum";
+fn magnitude<T: Element>(data: &[T]) -> f64
+where
+    T::Accum: Model,
+{
     data.iter()
-        .for_each(|x| wide.add(x.as_f64().unwrap_or(0.0)));
+        .map(|x| x.to_accum().wide().abs())
+        .filter(|m| m.is_finite())
+        .sum()
+}
+
+fn check_reduce<T: TestElement, O: DeviceOp>(q: &mut Queue, data: &[T], input: &CudaSlice<T>)
+where
+    T::Accum: Model,
+{
+    let want = reference::reduce::<T, O>(data);
+    let mag = magnitude(data);
     let mut results = Vec::new();
     for _ in 0..2 {
-        let mut out = poisoned::<T>(1);
-        q.reduce_into(input, &mut out, op).unwrap();
+        let mut out = poisoned::<T::Accum>(2);
+        q.reduce_into(input, &mut out, O::default()).unwrap();
         q.synchronize().unwrap();
-        results.push(download(&out)[0]);
-        results.push(q.reduce(input, op).unwrap());
-    }
-    for r in &results {
-        same(*r, exact, is_sum.then_some(&wide), &|| {
-            format!("reduce {op:?} {} n={}", T::NAME, data.len())
-        });
+        let out = download(&out);
+        let poison: T::Accum =
+            bytemuck::cast_slice::<u8, T::Accum>(&[0xA5u8; 16][..std::mem::size_of::<T::Accum>()])
+                [0];
         assert_eq!(
-            bytemuck::bytes_of(r),
-            bytemuck::bytes_of(&results[0]),
-            "reduce {op:?} {} n={}: not deterministic",
+            bytemuck::bytes_of(&out[1]),
+            bytemuck::bytes_of(&poison),
+            "reduce_into wrote past output[0]"
+        );
+        results.push(out[0]);
+        // `reduce` rounds the accumulator to T once.
+        let host = q.reduce(input, O::default()).unwrap();
+        assert_eq!(
+            bytemuck::bytes_of(&host),
+            bytemuck::bytes_of(&T::from_accum(out[0])),
+            "reduce {} {} n={}: reduce and reduce_into disagree",
+            O::NAME,
             T::NAME,
             data.len()
         );
     }
-}
-
-fn check_arg<T: TestElement, O: ArgOp<T> + std::fmt::Debug>(
-    q: &mut Queue,
-    data: &[T],
-    input: &DeviceBuffer<T>,
-    op: O,
-    max: bool,
-) where
-    warpkit::ops::Indexed<T, T::Index>: bytemuck::Pod,
-    Min: ReduceOp<T>,
-    Max: ReduceOp<T>,
-{
-    let extreme = if max {
-        data.iter().fold(Max.identity(), |a: T, &b| {
-            <Max as ReduceOp<T>>::combine(Max, a, b)
-        })
-    } else {
-        data.iter().fold(Min.identity(), |a: T, &b| {
-            <Min as ReduceOp<T>>::combine(Min, a, b)
-        })
-    };
-    let index = data
-        .iter()
-        .position(|x| bytemuck::bytes_of(x) == bytemuck::bytes_of(&extreme));
-    let got = q.arg_reduce(input, op).unwrap();
+    for r in &results {
+        same::<T>(*r, want, mag, O::NAME, &|| {
+            format!("reduce {} {} n={}", O::NAME, T::NAME, data.len())
+        });
+    }
     assert_eq!(
-        got,
-        index.map(|i| (extreme, i)),
-        "{op:?} {} n={}",
+        bytemuck::bytes_of(&results[0]),
+        bytemuck::bytes_of(&results[1]),
+        "reduce {} {} n={}: not deterministic",
+        O::NAME,
         T::NAME,
         data.len()
     );
+}
+
+fn check_arg<T: TestElement + ArgElement, O: ArgOp>(q: &mut Queue, data: &[T], input: &CudaSlice<T>)
+where
+    T::Accum: Model,
+{
+    let want = reference::arg_reduce::<T, O>(data);
+    let got = q.arg_reduce(input, O::default()).unwrap();
+    let what = || format!("{} {} n={}", O::NAME, T::NAME, data.len());
+    match (got, want) {
+        (None, None) => {}
+        (Some((v, i)), Some((wv, wi))) => {
+            assert_eq!(i, wi, "{}: index", what());
+            same::<T>(v.to_accum(), wv, 0.0, "arg", &what);
+        }
+        _ => panic!("{}: got {got:?}, want {want:?}", what()),
+    }
+    let again = q.arg_reduce(input, O::default()).unwrap();
     assert_eq!(
-        q.arg_reduce(input, op).unwrap(),
-        got,
-        "{op:?} {}: not deterministic",
-        T::NAME
+        format!("{again:?}"),
+        format!("{got:?}"),
+        "{}: not deterministic",
+        what()
     );
 }
 
-fn check_scan<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
+fn check_scan<T: TestElement, O: DeviceOp>(
     q: &mut Queue,
     data: &[T],
-    input: &DeviceBuffer<T>,
-    op: O,
+    input: &CudaSlice<T>,
     kind: ScanKind,
-) {
-    let is_sum = O::NAME == "sum";
+) where
+    T::Accum: Model,
+{
     let mut runs = Vec::new();
     for _ in 0..2 {
         let mut out = poisoned::<T>(data.len());
-        q.scan(input, &mut out, op, kind).unwrap();
+        q.scan(input, &mut out, O::default(), kind).unwrap();
         q.synchronize().unwrap();
         runs.push(download(&out));
     }
-    let mut exact = op.identity();
-    let mut wide = Compensated::default();
+    let mut fold = Fold::<T::Accum>::new(O::NAME);
+    let mut mag = 0.0;
     for (i, &x) in data.iter().enumerate() {
-        let (before_exact, before_wide) = (exact, wide);
-        exact = op.combine(exact, x);
-        wide.add(x.as_f64().unwrap_or(0.0));
-        let (want, want_wide) = match kind {
-            ScanKind::Inclusive => (exact, wide),
-            ScanKind::Exclusive => (before_exact, before_wide),
+        let (before, before_mag) = (fold.value(), mag);
+        fold.push(x.to_accum());
+        let w = x.to_accum().wide().abs();
+        if w.is_finite() {
+            mag += w;
+        }
+        let (want, m) = match kind {
+            ScanKind::Inclusive => (fold.value(), mag),
+            ScanKind::Exclusive => (before, before_mag),
         };
-        same(runs[0][i], want, is_sum.then_some(&want_wide), &|| {
-            format!("{kind:?} scan {op:?} {} n={} at {i}", T::NAME, data.len())
+        same::<T>(runs[0][i].to_accum(), want, m, O::NAME, &|| {
+            format!(
+                "{kind:?} scan {} {} n={} at {i}",
+                O::NAME,
+                T::NAME,
+                data.len()
+            )
         });
     }
     assert!(
         bytemuck::cast_slice::<T, u8>(&runs[0]) == bytemuck::cast_slice::<T, u8>(&runs[1]),
-        "{kind:?} scan {op:?} {} n={}: not deterministic",
+        "{kind:?} scan {} {} n={}: not deterministic",
+        O::NAME,
         T::NAME,
         data.len()
     );
 }
 
+/// Every operation of `T` at every size: sums on finite data, min/max/scans with NaN, ±inf, ±0.
 fn device_algorithms<T: TestElement>(wk: &Warpkit, rng: &mut StdRng, sizes: &[usize])
 where
-    Sum: DeviceOp<T>,
-    Min: DeviceOp<T>,
-    Max: DeviceOp<T>,
-    ArgMin: ArgOp<T>,
-    ArgMax: ArgOp<T>,
-    warpkit::ops::Indexed<T, T::Index>: bytemuck::Pod,
+    T::Accum: Model,
 {
     let s = stream();
-    let mut q = Queue::new(wk, &s);
+    let mut q = Queue::new(wk, &s).unwrap();
     for &n in sizes {
-        let data: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
-        let input = DeviceBuffer::from_slice(&data).unwrap();
-        check_reduce(&mut q, &data, &input, Sum);
-        check_reduce(&mut q, &data, &input, Min);
-        check_reduce(&mut q, &data, &input, Max);
-        check_arg(&mut q, &data, &input, ArgMin, false);
-        check_arg(&mut q, &data, &input, ArgMax, true);
+        let finite: Vec<T> = (0..n).map(|_| T::finite(rng)).collect();
+        let input = upload(&finite);
+        check_reduce::<T, Sum>(&mut q, &finite, &input);
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
-            check_scan(&mut q, &data, &input, Sum, kind);
-            check_scan(&mut q, &data, &input, Min, kind);
-            check_scan(&mut q, &data, &input, Max, kind);
+            check_scan::<T, Sum>(&mut q, &finite, &input, kind);
+        }
+        let any: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
+        let input = upload(&any);
+        check_reduce::<T, Min>(&mut q, &any, &input);
+        check_reduce::<T, Max>(&mut q, &any, &input);
+        for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+            check_scan::<T, Min>(&mut q, &any, &input, kind);
+            check_scan::<T, Max>(&mut q, &any, &input, kind);
+        }
+        if n <= 4096 {
+            // Sums over NaN and infinities: NaN, or the infinity, as IEEE says.
+            check_reduce::<T, Sum>(&mut q, &any, &input);
         }
     }
     println!(
-        "{}: reduce, arg-reduce, scans checked at {} sizes up to {}",
+        "{}: reduce and scans checked at {} sizes up to {}",
         T::NAME,
         sizes.len(),
         sizes.iter().max().unwrap()
     );
+}
+
+fn arg_algorithms<T: TestElement + ArgElement>(wk: &Warpkit, rng: &mut StdRng, sizes: &[usize])
+where
+    T::Accum: Model,
+{
+    let s = stream();
+    let mut q = Queue::new(wk, &s).unwrap();
+    for &n in sizes {
+        let any: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
+        let input = upload(&any);
+        check_arg::<T, ArgMin>(&mut q, &any, &input);
+        check_arg::<T, ArgMax>(&mut q, &any, &input);
+    }
+    println!("{}: arg-min and arg-max checked", T::NAME);
 }
 
 #[test]
@@ -261,23 +320,37 @@ fn device_reduce_and_scan_every_type_and_operator() {
     device_algorithms::<u64>(&wk, &mut rng, &sizes);
     device_algorithms::<i64>(&wk, &mut rng, &sizes);
     device_algorithms::<f64>(&wk, &mut rng, &sizes);
+    device_algorithms::<f16>(&wk, &mut rng, &sizes);
+    device_algorithms::<bf16>(&wk, &mut rng, &sizes);
+}
+
+#[test]
+fn device_arg_reduce_every_type() {
+    let Some(wk) = device(None) else { return };
+    let mut rng = seed();
+    let sizes = sizes();
+    arg_algorithms::<u32>(&wk, &mut rng, &sizes);
+    arg_algorithms::<i32>(&wk, &mut rng, &sizes);
+    arg_algorithms::<f32>(&wk, &mut rng, &sizes);
+    arg_algorithms::<u64>(&wk, &mut rng, &sizes);
+    arg_algorithms::<i64>(&wk, &mut rng, &sizes);
+    arg_algorithms::<f64>(&wk, &mut rng, &sizes);
 }
 
 #[test]
 fn device_reduce_and_scan_at_two_to_the_thirty() {
     let Some(wk) = device(None) else { return };
     let mut rng = seed();
-    let sizes = [(1 << 30) - 1, 1 << 30, (1 << 30) + 1];
     let s = stream();
-    let mut q = Queue::new(&wk, &s);
-    for n in sizes {
+    let mut q = Queue::new(&wk, &s).unwrap();
+    for n in [(1 << 30) - 1, 1 << 30, (1 << 30) + 1] {
         let data: Vec<u32> = (0..n).map(|_| rng.random()).collect();
-        let input = DeviceBuffer::from_slice(&data).unwrap();
-        check_reduce(&mut q, &data, &input, Sum);
+        let input = upload(&data);
+        check_reduce::<u32, Sum>(&mut q, &data, &input);
         drop(input);
         let data: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
-        let input = DeviceBuffer::from_slice(&data).unwrap();
-        check_scan(&mut q, &data, &input, Sum, ScanKind::Inclusive);
+        let input = upload(&data);
+        check_scan::<f32, Sum>(&mut q, &data, &input, ScanKind::Inclusive);
     }
     println!("u32 sum reduce and f32 inclusive sum scan checked at 2^30-1, 2^30, 2^30+1");
 }
@@ -294,17 +367,18 @@ fn rows_and_segments_every_type() {
         rows_and_segments::<u64>(&wk, &mut rng);
         rows_and_segments::<i64>(&wk, &mut rng);
         rows_and_segments::<f64>(&wk, &mut rng);
+        rows_and_segments::<f16>(&wk, &mut rng);
+        rows_and_segments::<bf16>(&wk, &mut rng);
         println!("{target}: rows and segments checked for every type");
     }
 }
 
 fn rows_and_segments<T: TestElement>(wk: &Warpkit, rng: &mut StdRng)
 where
-    Sum: DeviceOp<T>,
-    Min: DeviceOp<T>,
+    T::Accum: Model,
 {
     let s = stream();
-    let mut q = Queue::new(wk, &s);
+    let mut q = Queue::new(wk, &s).unwrap();
     for (rows, width) in [
         (1, 1),
         (1000, 7),
@@ -313,32 +387,35 @@ where
         (64, 1000),
         (4096, 129),
     ] {
-        let data: Vec<T> = (0..rows * width).map(|_| T::random(rng)).collect();
-        let input = DeviceBuffer::from_slice(&data).unwrap();
+        let finite: Vec<T> = (0..rows * width).map(|_| T::finite(rng)).collect();
+        let any: Vec<T> = (0..rows * width).map(|_| T::random(rng)).collect();
         let offsets: Vec<u64> = (0..=rows).map(|r| (r * width) as u64).collect();
-        rows_case(&mut q, &data, &input, &offsets, Some(width), Sum);
-        rows_case(&mut q, &data, &input, &offsets, Some(width), Min);
         // Ragged rows given by offsets, some empty, not covering the whole input.
         let mut cuts: Vec<u64> = (0..rows)
-            .map(|_| rng.random_range(0..=data.len() as u64))
+            .map(|_| rng.random_range(0..=finite.len() as u64))
             .collect();
         cuts.push(0);
         cuts.sort();
-        rows_case(&mut q, &data, &input, &cuts, None, Sum);
-        rows_case(&mut q, &data, &input, &cuts, None, Min);
+        let (fin, all) = (upload(&finite), upload(&any));
+        rows_case::<T, Sum>(&mut q, &finite, &fin, &offsets, Some(width));
+        rows_case::<T, Min>(&mut q, &any, &all, &offsets, Some(width));
+        rows_case::<T, Max>(&mut q, &any, &all, &offsets, Some(width));
+        rows_case::<T, Sum>(&mut q, &finite, &fin, &cuts, None);
+        rows_case::<T, Min>(&mut q, &any, &all, &cuts, None);
     }
 }
 
-fn rows_case<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
+fn rows_case<T: TestElement, O: DeviceOp>(
     q: &mut Queue,
     data: &[T],
-    input: &DeviceBuffer<T>,
+    input: &CudaSlice<T>,
     offsets: &[u64],
     width: Option<usize>,
-    op: O,
-) {
+) where
+    T::Accum: Model,
+{
     let rows = offsets.len() - 1;
-    let is_sum = O::NAME == "sum";
+    let op = O::default();
     let mut reduced = poisoned::<T>(rows);
     match width {
         Some(w) => q.rows_reduce(input, w, &mut reduced, op).unwrap(),
@@ -358,19 +435,20 @@ fn rows_case<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
         let mut covered = vec![false; data.len()];
         for r in 0..rows {
             let (a, b) = (offsets[r] as usize, offsets[r + 1] as usize);
-            let (mut exact, mut wide) = (op.identity(), Compensated::default());
+            let mut fold = Fold::<T::Accum>::new(O::NAME);
+            let mut mag = 0.0;
             for i in a..b {
                 covered[i] = true;
-                let (pe, pw) = (exact, wide);
-                exact = op.combine(exact, data[i]);
-                wide.add(data[i].as_f64().unwrap_or(0.0));
-                let (we, ww) = if kind == ScanKind::Inclusive {
-                    (exact, wide)
+                let (before, before_mag) = (fold.value(), mag);
+                fold.push(data[i].to_accum());
+                mag += data[i].to_accum().wide().abs();
+                let (want, m) = if kind == ScanKind::Inclusive {
+                    (fold.value(), mag)
                 } else {
-                    (pe, pw)
+                    (before, before_mag)
                 };
-                same(scanned[i], we, is_sum.then_some(&ww), &|| {
-                    format!("{kind:?} rows scan {op:?} {} row {r} at {i}", T::NAME)
+                same::<T>(scanned[i].to_accum(), want, m, O::NAME, &|| {
+                    format!("{kind:?} rows scan {} {} row {r} at {i}", O::NAME, T::NAME)
                 });
             }
         }
@@ -386,12 +464,14 @@ fn rows_case<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
     let reduced = download(&reduced);
     for r in 0..rows {
         let row = &data[offsets[r] as usize..offsets[r + 1] as usize];
-        let exact = row.iter().fold(op.identity(), |a, &b| op.combine(a, b));
-        let mut wide = Compensated::default();
-        row.iter().for_each(|x| wide.add(x.as_f64().unwrap_or(0.0)));
-        same(reduced[r], exact, is_sum.then_some(&wide), &|| {
-            format!("rows reduce {op:?} {} row {r} of {rows}", T::NAME)
-        });
+        let want = reference::reduce::<T, O>(row);
+        same::<T>(
+            reduced[r].to_accum(),
+            want,
+            magnitude(row),
+            O::NAME,
+            &|| format!("rows reduce {} {} row {r} of {rows}", O::NAME, T::NAME),
+        );
     }
 }
 
@@ -399,27 +479,16 @@ fn rows_case<T: TestElement, O: DeviceOp<T> + std::fmt::Debug>(
 fn bad_input_is_refused_before_launch() {
     let Some(wk) = device(None) else { return };
     let s = stream();
-    let mut q = Queue::new(&wk, &s);
-    let input = DeviceBuffer::from_slice(&[1u32, 2, 3, 4]).unwrap();
-    let mut short = DeviceBuffer::from_slice(&[7u32; 3]).unwrap();
+    let mut q = Queue::new(&wk, &s).unwrap();
+    let input = upload(&[1u32, 2, 3, 4]);
+    let mut short = upload(&[7u32; 3]);
     let err = q
         .scan(&input, &mut short, Sum, ScanKind::Inclusive)
         .unwrap_err()
         .to_string();
-    assert!(
-        err.contains("output has 3 elements but input has 4"),
-        "{err}"
-    );
+    assert_eq!(err, "scan: output has 3 elements, expected 4");
     assert_eq!(download(&short), [7, 7, 7], "nothing written");
-    let mut whole = DeviceBuffer::from_slice(&[1u32, 2, 3, 4, 5]).unwrap();
-    let head = whole.index(0..4);
-    let mut tail = whole.index(1..5);
-    let err = q
-        .scan(&head, &mut tail, Sum, ScanKind::Inclusive)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("overlap"), "{err}");
-    let mut out = DeviceBuffer::from_slice(&[0u32; 2]).unwrap();
+    let mut out = upload(&[0u32; 2]);
     let err = q
         .segments_reduce(&input, &[0, 3, 2], &mut out, Sum)
         .unwrap_err()
@@ -430,19 +499,65 @@ fn bad_input_is_refused_before_launch() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("exceeds the input length 4"), "{err}");
+    let err = q
+        .segments_reduce(&input, &[0, 2], &mut out, Sum)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "segments_reduce: output (one element per row) has 2 elements, expected 1"
+    );
+    let err = q
+        .rows_reduce(&input, 3, &mut out, Sum)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "rows_reduce: input (rows × width, rows = output length) has 4 elements, expected 6"
+    );
+    let err = q
+        .rows_reduce(&input, usize::MAX, &mut out, Sum)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        format!("rows_reduce: 2 rows × width {} overflows usize", usize::MAX)
+    );
+    let mut four = upload(&[0u32; 4]);
+    let err = q
+        .rows_scan(&input, 3, &mut four, Sum, ScanKind::Inclusive)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "rows_scan: input (a whole number of rows of the width) has 4 elements, expected 3"
+    );
+    q.synchronize().unwrap();
     assert_eq!(download(&out), [0, 0]);
-    let empty = DeviceBuffer::<f32>::from_slice(&[]).unwrap();
+    assert_eq!(download(&four), [0; 4]);
+    let mut none = upload::<u32>(&[]);
+    let err = q
+        .reduce_into(&input.slice(0..0), &mut none, Sum)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "reduce_into: output has 0 elements, expected 1");
+    let empty = upload::<f32>(&[]);
     assert_eq!(
         q.reduce(&empty, Min).unwrap(),
         f32::INFINITY,
         "empty input gives the identity"
     );
     assert_eq!(q.arg_reduce(&empty, ArgMax).unwrap(), None);
-    let mut box1 = DeviceBuffer::from_slice(&[5.0f32]).unwrap();
-    q.reduce_into(&empty, &mut box1, Sum).unwrap();
-    assert_eq!(download(&box1), [0.0]);
+    let mut box1 = upload(&[5.0f32]);
+    q.reduce_into(&empty, &mut box1, Max).unwrap();
+    q.synchronize().unwrap();
+    assert_eq!(download(&box1), [f32::NEG_INFINITY]);
+    let mut whole = upload(&[1u32, 2, 3, 4, 5]);
     q.scan_in_place(&mut whole, Sum, ScanKind::Inclusive)
         .unwrap();
+    let mut tail = whole.slice_mut(1..5);
+    q.scan_in_place(&mut tail, Max, ScanKind::Exclusive)
+        .unwrap();
     q.synchronize().unwrap();
-    assert_eq!(download(&whole), [1, 3, 6, 10, 15]);
+    assert_eq!(download(&whole), [1, 0, 3, 6, 10]);
 }

@@ -1,5 +1,6 @@
 //! What the project needs installed, fetched by the project itself into `target/tools/`:
-//! `ptxas` from NVIDIA's PyPI wheel, and a `libcuda` from Debian's non-free component.
+//! `ptxas` from NVIDIA's PyPI wheel. Nothing else: the host crate loads the CUDA driver at
+//! run time.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,119 +114,7 @@ fn make_executable(path: &Path) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Whether the system already has a CUDA driver library (a GPU machine, or a toolkit).
-pub fn system_libcuda() -> bool {
-    [
-        "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
-        "/usr/local/nvidia/lib64/libcuda.so.1",
-        "/usr/lib64/libcuda.so.1",
-    ]
-    .iter()
-    .any(|p| Path::new(p).exists())
-}
-
-/// The folder holding `libcuda.so` to link `cust` against (`<dir>/lib64`, as cust_raw
-/// searches `CUDA_LIBRARY_PATH` entries): fetched when neither a toolkit nor one is there.
-pub fn ensure_libcuda() -> Result<PathBuf, String> {
-    let dir = tools_dir().join("cuda");
-    let lib64 = dir.join("lib64");
-    if lib64.join("libcuda.so").exists() || Path::new("/usr/local/cuda/lib64").is_dir() {
-        return Ok(lib64);
-    }
-    eprintln!(
-        "fetching libcuda1 from Debian's non-free component into {}",
-        dir.display()
-    );
-    let (uri, suite) = debian_mirror()?;
-    let apt = tools_dir().join("apt");
-    std::fs::create_dir_all(apt.join("lists/partial")).map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(apt.join("archives/partial")).map_err(|e| e.to_string())?;
-    let list = apt.join("sources.list");
-    std::fs::write(&list, format!("deb {uri} {suite} main contrib non-free\n"))
-        .map_err(|e| e.to_string())?;
-    let opts = [
-        format!("-oDir::Etc::SourceList={}", list.display()),
-        "-oDir::Etc::SourceParts=/dev/null".into(),
-        format!("-oDir::State::Lists={}", apt.join("lists").display()),
-        format!("-oDir::Cache={}", apt.display()),
-        "-oAPT::Sandbox::User=root".into(),
-    ];
-    run(
-        Command::new("apt-get").args(&opts).args(["-q", "update"]),
-        "apt-get update (custom lists)",
-    )?;
-    run(
-        Command::new("apt-get")
-            .args(&opts)
-            .args(["download", "libcuda1"])
-            .current_dir(&apt),
-        "apt-get download libcuda1",
-    )?;
-    let deb = std::fs::read_dir(&apt)
-        .map_err(|e| e.to_string())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|e| e == "deb"))
-        .ok_or("apt-get download left no .deb")?;
-    let unpacked = apt.join("unpacked");
-    run(
-        Command::new("dpkg").arg("-x").arg(&deb).arg(&unpacked),
-        "dpkg -x libcuda1",
-    )?;
-    let src = unpacked.join("usr/lib/x86_64-linux-gnu/nvidia/current");
-    std::fs::create_dir_all(&lib64).map_err(|e| e.to_string())?;
-    for entry in std::fs::read_dir(&src).map_err(|e| format!("{}: {e}", src.display()))? {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        let name = path
-            .file_name()
-            .expect("a file")
-            .to_string_lossy()
-            .into_owned();
-        if name.starts_with("libcuda.so") {
-            let _ = std::fs::remove_file(lib64.join(&name));
-            run(
-                Command::new("cp")
-                    .arg("-a")
-                    .arg(&path)
-                    .arg(lib64.join(&name)),
-                "copy libcuda",
-            )?;
-        }
-    }
-    if !lib64.join("libcuda.so").exists() {
-        return Err(format!("no libcuda.so in {}", src.display()));
-    }
-    Ok(lib64)
-}
-
-/// The machine's own Debian mirror and suite, read from its apt sources.
-fn debian_mirror() -> Result<(String, String), String> {
-    let mut text = String::new();
-    for file in [
-        "/etc/apt/sources.list.d/debian.sources",
-        "/etc/apt/sources.list",
-    ] {
-        text += &std::fs::read_to_string(file).unwrap_or_default();
-        text.push('\n');
-    }
-    let field = |name: &str| {
-        text.lines()
-            .filter_map(|l| l.strip_prefix(name))
-            .flat_map(|v| v.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
-            .find(|v| !v.contains("security"))
-    };
-    let deb_line = text
-        .lines()
-        .find(|l| l.starts_with("deb ") && !l.contains("security"));
-    let from_list = deb_line.and_then(|l| {
-        let parts: Vec<&str> = l.split_whitespace().collect();
-        Some((parts.get(1)?.to_string(), parts.get(2)?.to_string()))
-    });
-    match (field("URIs:"), field("Suites:")) {
-        (Some(u), Some(s)) => Ok((u, s)),
-        _ => from_list.ok_or_else(|| {
-            "found no Debian mirror in /etc/apt; without one, install the CUDA toolkit \
-             (or put libcuda.so in target/tools/cuda/lib64)"
-                .into()
-        }),
-    }
+/// Whether a CUDA toolkit is installed (its `lib64` has a libcuda to link cust against).
+pub fn cuda_toolkit() -> bool {
+    Path::new("/usr/local/cuda/lib64").is_dir()
 }

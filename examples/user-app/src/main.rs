@@ -1,75 +1,80 @@
-//! Launches the example kernels of `user-kernels` and checks them against the CPU.
-//! Without a GPU it says so and exits successfully.
+//! Launches the example kernels of `user-kernels` with cudarc, runs warpkit's reduce and scan
+//! on the same cudarc buffers, and (feature `custom`) warpkit's device reduce and scan on the
+//! custom types of `user-kernels`: composing affine maps (not commutative) and an arg-max
+//! over key/index pairs. Everything is checked against the CPU. Without a GPU it says so and
+//! exits successfully.
 
-use cust::memory::{CopyDestination, DeviceBuffer};
-use cust::module::Module;
-use cust::stream::{Stream, StreamFlags};
-use cust::{launch, prelude::Device};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
 use rand::Rng;
+use warpkit::ops::{Max, Sum};
 use warpkit_builder::Target;
+use warpkit_host::{Queue, ScanKind, Warpkit, open_device};
 
 include!(concat!(env!("OUT_DIR"), "/user_kernels_ptx.rs"));
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let _context = match cust::quick_init() {
+    let ctx = match open_device(0) {
         Ok(c) => c,
-        Err(e) => {
-            println!("skipped: no CUDA device ({e})");
+        Err(e) if e.is_no_gpu() => {
+            println!("skipped: {e}");
             return Ok(());
         }
+        Err(e) => return Err(e.into()),
     };
-    let device = Device::get_device(0)?;
-    let (major, minor) = (
-        device.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMajor)? as u32,
-        device.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMinor)? as u32,
-    );
-    let (target, ptx) =
-        Target::best_for(USER_KERNELS_PTX, major, minor).ok_or("no PTX for this device")?;
+    let (major, minor) = ctx.compute_capability()?;
+    let (major, minor) = (major as u32, minor as u32);
+    let (target, ptx) = USER_KERNELS_PTX
+        .iter()
+        .filter(|(t, _)| Target::parse(t).is_some_and(|t| t.runs_on(major, minor)))
+        .max_by_key(|(t, _)| Target::parse(t).map(|t| (t.compute, t.arch_specific)))
+        .ok_or("no PTX for this device")?;
     println!(
         "{} (compute {major}.{minor}): loading PTX for {target}",
-        device.name()?
+        ctx.name()?
     );
-    let module = Module::from_ptx(ptx, &[])?;
-    let stream = Stream::new(StreamFlags::NON_BLOCKING, None)?;
+    let module = ctx.load_module(Ptx::from_src(*ptx))?;
+    let stream = ctx.new_stream()?;
 
     let n = 1 << 16;
     let mut rng = rand::rng();
     let values: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
     let keys: Vec<u32> = (0..n).map(|_| rng.random_range(0..4)).collect();
-    let (dv, dk) = (
-        DeviceBuffer::from_slice(&values)?,
-        DeviceBuffer::from_slice(&keys)?,
-    );
-    let sums = DeviceBuffer::from_slice(&vec![f32::NAN; n / 32])?;
-    let maxima = DeviceBuffer::from_slice(&vec![f32::NAN; n / 8])?;
-    let ranks = DeviceBuffer::from_slice(&vec![u32::MAX; n])?;
-    let warp_stats = module.get_function("warp_stats")?;
+    let (dv, dk) = (stream.clone_htod(&values)?, stream.clone_htod(&keys)?);
+    let mut sums = stream.clone_htod(&vec![f32::NAN; n / 32])?;
+    let mut maxima = stream.clone_htod(&vec![f32::NAN; n / 8])?;
+    let mut ranks = stream.clone_htod(&vec![u32::MAX; n])?;
+    let cfg = LaunchConfig {
+        grid_dim: ((n / 256) as u32, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let warp_stats = module.load_function("warp_stats")?;
     // SAFETY: the kernel takes these five pointers; one thread per value.
     unsafe {
-        launch!(warp_stats<<<(n / 256) as u32, 256, 0, stream>>>(
-            dv.as_device_ptr(), dk.as_device_ptr(), sums.as_device_ptr(), maxima.as_device_ptr(), ranks.as_device_ptr()
-        ))?;
+        stream
+            .launch_builder(&warp_stats)
+            .arg(&dv)
+            .arg(&dk)
+            .arg(&mut sums)
+            .arg(&mut maxima)
+            .arg(&mut ranks)
+            .launch(cfg)?;
     }
     let values_u: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
-    let du = DeviceBuffer::from_slice(&values_u)?;
-    let prefix = DeviceBuffer::from_slice(&vec![u32::MAX; n])?;
-    let block_prefix_sums = module.get_function("block_prefix_sums")?;
+    let du = stream.clone_htod(&values_u)?;
+    let mut prefix = stream.clone_htod(&vec![u32::MAX; n])?;
+    let block_prefix_sums = module.load_function("block_prefix_sums")?;
     // SAFETY: the kernel takes two pointers; 256-thread blocks cover the input.
     unsafe {
-        launch!(block_prefix_sums<<<(n / 256) as u32, 256, 0, stream>>>(du.as_device_ptr(), prefix.as_device_ptr()))?;
+        stream
+            .launch_builder(&block_prefix_sums)
+            .arg(&du)
+            .arg(&mut prefix)
+            .launch(cfg)?;
     }
-    stream.synchronize()?;
-
-    let (mut s, mut m, mut r, mut p) = (
-        vec![0.0f32; n / 32],
-        vec![0.0f32; n / 8],
-        vec![0u32; n],
-        vec![0u32; n],
-    );
-    sums.copy_to(&mut s[..])?;
-    maxima.copy_to(&mut m[..])?;
-    ranks.copy_to(&mut r[..])?;
-    prefix.copy_to(&mut p[..])?;
+    let (s, m) = (stream.clone_dtoh(&sums)?, stream.clone_dtoh(&maxima)?);
+    let (r, p) = (stream.clone_dtoh(&ranks)?, stream.clone_dtoh(&prefix)?);
     for (w, got) in s.iter().enumerate() {
         let want: f64 = values[w * 32..][..32].iter().map(|&x| x as f64).sum();
         assert!(
@@ -95,5 +100,79 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "warp sums, Tile<8> maxima, match.any ranks and block prefix sums of {n} values: all match the CPU"
     );
+
+    // warpkit's library kernels on the same cudarc buffers and stream.
+    let wk = Warpkit::on(&ctx)?;
+    let mut queue = Queue::new(&wk, &stream)?;
+    let total = queue.reduce(&du, Sum)?;
+    assert_eq!(total, values_u.iter().sum::<u32>());
+    queue.scan(&du, &mut prefix, Max, ScanKind::Inclusive)?;
+    let running_max = stream.clone_dtoh(&prefix)?;
+    let mut best = 0;
+    for (i, &x) in values_u.iter().enumerate() {
+        best = best.max(x);
+        assert_eq!(running_max[i], best, "running max at {i}");
+    }
+    println!("warpkit reduce and scan on the same buffers: match the CPU");
+
+    #[cfg(feature = "custom")]
+    custom::run(&wk, &mut queue, ptx)?;
     Ok(())
+}
+
+#[cfg(feature = "custom")]
+mod custom {
+    use rand::Rng;
+    use user_kernels::{Affine, Compose, KeyValue, MaxKey};
+    use warpkit::ops::ReduceOp;
+    use warpkit_host::{CustomKernels, Queue, ScanKind, Warpkit};
+
+    pub fn run(
+        wk: &Warpkit,
+        queue: &mut Queue,
+        ptx: &str,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let stream = queue.stream().clone();
+        let mut rng = rand::rng();
+        let affine = CustomKernels::<Affine, Compose>::load(wk, ptx, "user_affine")?;
+        let argmax = CustomKernels::<KeyValue, MaxKey>::load(wk, ptx, "user_argmax")?;
+        for n in [1usize, 1000, (1 << 20) + 3] {
+            let maps: Vec<Affine> = (0..n)
+                .map(|_| Affine {
+                    a: rng.random::<u32>() | 1,
+                    b: rng.random(),
+                })
+                .collect();
+            let input = stream.clone_htod(&maps)?;
+            let mut scanned = stream.alloc_zeros::<Affine>(n)?;
+            let total = queue.custom(&affine)?.reduce(&input)?;
+            queue
+                .custom(&affine)?
+                .scan(&input, &mut scanned, ScanKind::Inclusive)?;
+            let got = stream.clone_dtoh(&scanned)?;
+            let mut acc = Compose.identity();
+            for (i, &f) in maps.iter().enumerate() {
+                acc = Compose.combine(acc, f);
+                assert_eq!(got[i], acc, "composed maps, prefix {i} of {n}");
+            }
+            assert_eq!(total, acc, "composition of {n} maps");
+
+            let pairs: Vec<KeyValue> = (0..n)
+                .map(|i| KeyValue {
+                    key: rng.random_range(-1000..1000),
+                    index: i as u32,
+                })
+                .collect();
+            let input = stream.clone_htod(&pairs)?;
+            let best = queue.custom(&argmax)?.reduce(&input)?;
+            let want = pairs
+                .iter()
+                .fold(MaxKey.identity(), |a, &b| MaxKey.combine(a, b));
+            assert_eq!(best, want, "arg-max of {n} keys");
+        }
+        println!(
+            "custom kernels: affine-map composition (reduce, scan) and key arg-max match the CPU"
+        );
+        Ok(())
+    }
 }

@@ -1,5 +1,8 @@
 //! A kernel crate of your own: `no_std`, depends on `warpkit`, built into PTX by
-//! `warpkit-builder` from the host crate's `build.rs` (see `../user-app`).
+//! `warpkit-builder` from the host crate's `build.rs` (see `../user-app`). It also defines
+//! two value types with their operators, shared with the host: the device reduce and scan of
+//! warpkit run on them through `warpkit::custom_kernels!` (feature `custom`) and
+//! `warpkit_host::CustomKernels`.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
@@ -47,3 +50,78 @@ warpkit::kernel! {
         }
     }
 }
+
+/// The affine map `x -> a*x + b` on wrapping `u32` arithmetic.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Affine {
+    pub a: u32,
+    pub b: u32,
+}
+
+/// Composition, `f` then `g`: associative, not commutative, exact.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Compose;
+
+impl warpkit::ops::ReduceOp<Affine> for Compose {
+    #[inline(always)]
+    fn identity(self) -> Affine {
+        Affine { a: 1, b: 0 }
+    }
+    #[inline(always)]
+    fn combine(self, f: Affine, g: Affine) -> Affine {
+        Affine {
+            a: g.a.wrapping_mul(f.a),
+            b: g.a.wrapping_mul(f.b).wrapping_add(g.b),
+        }
+    }
+}
+
+/// A key and the index it came from.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct KeyValue {
+    pub key: i32,
+    pub index: u32,
+}
+
+/// Arg-max by key: the larger key, the lower index on ties.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MaxKey;
+
+impl warpkit::ops::ReduceOp<KeyValue> for MaxKey {
+    #[inline(always)]
+    fn identity(self) -> KeyValue {
+        KeyValue {
+            key: i32::MIN,
+            index: u32::MAX,
+        }
+    }
+    #[inline(always)]
+    fn combine(self, a: KeyValue, b: KeyValue) -> KeyValue {
+        if b.key > a.key || (b.key == a.key && b.index < a.index) {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+// SAFETY: plain `#[repr(C)]` data of two 4-byte fields, no padding, any bits valid.
+#[cfg(not(target_arch = "nvptx64"))]
+unsafe impl cudarc::driver::DeviceRepr for Affine {}
+// SAFETY: as above.
+#[cfg(not(target_arch = "nvptx64"))]
+unsafe impl cudarc::driver::ValidAsZeroBits for Affine {}
+// SAFETY: as above.
+#[cfg(not(target_arch = "nvptx64"))]
+unsafe impl cudarc::driver::DeviceRepr for KeyValue {}
+// SAFETY: as above.
+#[cfg(not(target_arch = "nvptx64"))]
+unsafe impl cudarc::driver::ValidAsZeroBits for KeyValue {}
+
+// `user_affine_{reduce,scan,rows_reduce,rows_scan}`, `user_affine_layout`, and the same for `user_argmax`.
+#[cfg(feature = "custom")]
+warpkit::custom_kernels! { prefix: user_affine, value: Affine, op: Compose }
+#[cfg(feature = "custom")]
+warpkit::custom_kernels! { prefix: user_argmax, value: KeyValue, op: MaxKey }

@@ -1,56 +1,64 @@
-//! Shared by the GPU tests: device detection that skips cleanly, buffers, launches.
+//! Shared by the GPU tests: device detection that skips cleanly (or fails, with
+//! `WARPKIT_REQUIRE_GPU=1`), buffers, launches.
 #![allow(dead_code)]
 
-use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
-use cust::stream::{Stream, StreamFlags};
-use warpkit_host::{Error, Warpkit, arg};
+use std::sync::Arc;
+use warpkit_host::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
+use warpkit_host::{Error, Warpkit, arg, open_device};
 
-/// The device, or `None` with the reason printed when there is none.
+/// Whether a missing GPU is a failure (the GPU machine sets `WARPKIT_REQUIRE_GPU=1`).
+pub fn gpu_required() -> bool {
+    std::env::var("WARPKIT_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+/// Device 0 (with the PTX of `target`), or `None` with the reason printed when this machine
+/// has no driver or no device. Any other error fails the test: a broken driver is not "no GPU".
 pub fn device(target: Option<&str>) -> Option<Warpkit> {
-    let wk = match target {
-        None => Warpkit::new(),
-        Some(t) => Warpkit::with_target(t),
-    };
+    let wk = open_device(0).and_then(|ctx| match target {
+        None => Warpkit::on(&ctx),
+        Some(t) => Warpkit::with_target(&ctx, t),
+    });
     match wk {
         Ok(wk) => {
             eprintln!("device: {}", wk.describe());
             Some(wk)
         }
-        Err(Error::NoDevice(e)) => {
-            eprintln!(
-                "skipped: no CUDA device on this machine ({e}); this test runs on the GPU machine"
-            );
+        Err(e) if e.is_no_gpu() && !gpu_required() => {
+            eprintln!("skipped: {e}; this test runs on the GPU machine");
             None
+        }
+        Err(e @ (Error::NoDriver | Error::NoDevice { .. })) => {
+            panic!("WARPKIT_REQUIRE_GPU=1 but: {e}")
         }
         Err(e) => panic!("{e}"),
     }
 }
 
-pub fn stream() -> Stream {
-    Stream::new(StreamFlags::NON_BLOCKING, None).unwrap()
+thread_local! {
+    static STREAM: std::cell::OnceCell<Arc<CudaStream>> = const { std::cell::OnceCell::new() };
 }
 
-pub fn upload<T: DeviceCopy>(data: &[T]) -> DeviceBuffer<T> {
-    DeviceBuffer::from_slice(data).unwrap()
+/// This thread's test stream (non-blocking) on device 0.
+pub fn stream() -> Arc<CudaStream> {
+    STREAM.with(|s| {
+        s.get_or_init(|| open_device(0).unwrap().new_stream().unwrap())
+            .clone()
+    })
+}
+
+pub fn upload<T: DeviceRepr>(data: &[T]) -> CudaSlice<T> {
+    stream().clone_htod(data).unwrap()
 }
 
 /// A device buffer of `len` elements, every byte 0xA5 (so unwritten elements show).
-pub fn poisoned<T: DeviceCopy + bytemuck::Pod>(len: usize) -> DeviceBuffer<T> {
-    let mut b = unsafe { DeviceBuffer::uninitialized(len) }.unwrap();
-    poison(&mut b);
-    b
-}
-
-pub fn poison<T: DeviceCopy + bytemuck::Pod>(b: &mut DeviceBuffer<T>) {
-    let mut host = vec![T::zeroed(); b.len()];
+pub fn poisoned<T: DeviceRepr + bytemuck::Pod>(len: usize) -> CudaSlice<T> {
+    let mut host = vec![T::zeroed(); len];
     bytemuck::cast_slice_mut::<T, u8>(&mut host).fill(0xA5);
-    b.copy_from(&host[..]).unwrap();
+    upload(&host)
 }
 
-pub fn download<T: DeviceCopy + Default + Clone>(b: &DeviceBuffer<T>) -> Vec<T> {
-    let mut v = vec![T::default(); b.len()];
-    b.copy_to(&mut v[..]).unwrap();
-    v
+pub fn download<T: DeviceRepr>(b: &CudaSlice<T>) -> Vec<T> {
+    b.stream().clone_dtoh(b).unwrap()
 }
 
 /// Launches a test kernel with 256-thread blocks over `threads` threads and waits.
@@ -62,8 +70,11 @@ pub fn run(wk: &Warpkit, name: &str, threads: usize, args: &[*mut std::ffi::c_vo
     s.synchronize().unwrap_or_else(|e| panic!("{name}: {e}"));
 }
 
-pub fn ptr<T: DeviceCopy>(b: &DeviceBuffer<T>) -> u64 {
-    b.as_device_ptr().as_raw()
+/// A buffer's device address (for the test kernels' pointer parameters).
+pub fn ptr<T>(b: &CudaSlice<T>) -> u64 {
+    let s = stream();
+    let (p, _record) = b.device_ptr(&s);
+    p
 }
 
 pub fn a<T>(v: &T) -> *mut std::ffi::c_void {

@@ -29,11 +29,17 @@ macro_rules! __reduce_kernel {
         const _: () = {
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(p: $crate::abi::params::Reduce) {
-                let shared = $crate::__kernel_shared!($name, $crate::device::reduce::ReduceShared<$acc>);
+                let shared =
+                    $crate::__kernel_shared!($name, $crate::device::reduce::ReduceShared<$acc>);
                 // SAFETY: the host launches with the tuning's block size and the abi's buffers.
                 unsafe {
-                    $crate::device::reduce::reduce::<$item, $acc, _, _, { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) }>(
-                        p, $op, $load, $finish, shared)
+                    $crate::device::reduce::reduce::<
+                        $item,
+                        $acc,
+                        _,
+                        _,
+                        { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) },
+                    >(p, $op, $load, $finish, shared)
                 }
             }
         };
@@ -72,7 +78,9 @@ macro_rules! __rows_kernels {
             #[unsafe(export_name = $reduce)]
             unsafe extern "ptx-kernel" fn reduce(p: $crate::abi::params::Rows) {
                 // SAFETY: the host checks offsets and sizes.
-                unsafe { $crate::device::rows::rows_reduce::<$item, $acc, _>(p, $op, $load, $store) }
+                unsafe {
+                    $crate::device::rows::rows_reduce::<$item, $acc, _>(p, $op, $load, $store)
+                }
             }
             #[unsafe(export_name = $scan)]
             unsafe extern "ptx-kernel" fn scan(p: $crate::abi::params::Rows) {
@@ -105,11 +113,11 @@ macro_rules! __rows_kernels {
 ///     fn combine(self, f: Affine, g: Affine) -> Affine { Affine { a: g.a * f.a, b: g.a * f.b + g.b } }
 /// }
 ///
-/// warpkit::custom_kernels!(affine, Affine, Compose);
+/// warpkit::custom_kernels! { prefix: affine, value: Affine, op: Compose }
 /// ```
 #[macro_export]
 macro_rules! custom_kernels {
-    ($prefix:ident, $ty:ty, $op:expr) => {
+    (prefix: $prefix:ident, value: $ty:ty, op: $op:expr $(,)?) => {
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
             core::arch::global_asm!(
@@ -156,7 +164,7 @@ mod library {
     macro_rules! per_half {
         ($ty:ident, [$(($op:ident, $name:ident)),*]) => {
             $(
-                crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, f32, $op, |_, x: $ty| <$ty as Half>::widen(x), <$ty as Half>::narrow);
+                crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, f32, $op, |_, x: $ty| <$ty as Half>::widen(x), |x: f32| x);
                 crate::__scan_kernel!(crate::kernel_name!(scan, $name, $ty), $ty, f32, $op, <$ty as Half>::widen, <$ty as Half>::narrow);
                 crate::__rows_kernels!(crate::kernel_name!(rows_reduce, $name, $ty), crate::kernel_name!(rows_scan, $name, $ty),
                     $ty, f32, $op, <$ty as Half>::widen, <$ty as Half>::narrow);

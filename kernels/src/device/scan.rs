@@ -26,18 +26,18 @@
 //! advances it once its prefix is known (by then every tile has read it), so a launch captured
 //! in a CUDA graph is correct on every replay and needs no initialisation launch.
 
+use super::Vector;
 use super::sync::{Backoff, warp_poll};
-use crate::instr::memory::ld_relaxed_gpu_u32;
 use super::tile_status::{Slot, TileStatus};
 use super::tuning::{SCAN_THREADS, vectorizes};
-use super::Vector;
 use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
 use crate::abi::params;
+use crate::block;
 use crate::block::TempStorage;
 use crate::instr::LaneMask;
+use crate::instr::memory::ld_relaxed_gpu_u32;
 use crate::kernel::{self as thread, lane_id};
 use crate::ops::ReduceOp;
-use crate::block;
 use crate::warp::Warp;
 use bytemuck::Pod;
 use core::mem::size_of;
@@ -97,7 +97,8 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
                 ((identity, identity), lane == group),
                 || {
                     // Every load is issued before any is looked at: one round trip to L2.
-                    let fresh_peer = (lane < rank && peer.is_none()).then(|| status.read::<A>(peer_slot));
+                    let fresh_peer =
+                        (lane < rank && peer.is_none()).then(|| status.read::<A>(peer_slot));
                     let in_window = lane < group;
                     let prefix = in_window.then(|| status.read::<A>(Slot::GroupPrefix(watched)));
                     let aggregate = in_window.then(|| status.read::<A>(Slot::Group(watched)));
@@ -121,7 +122,8 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
                 backoff.pause();
                 continue;
             }
-            let scanned = warp.inclusive_scan(if lane == rank { tile_total } else { peer_value }, op);
+            let scanned =
+                warp.inclusive_scan(if lane == rank { tile_total } else { peer_value }, op);
             let in_group = warp.shfl(scanned, rank.saturating_sub(1));
             let newest = prefixes.trailing_zeros();
             let mut before_group = warp.shfl(value, newest);
@@ -131,7 +133,10 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
             if last_of_group {
                 let group_total = warp.shfl(scanned, 31);
                 if lane == 0 {
-                    status.publish(Slot::GroupPrefix(group), op.combine(before_group, group_total));
+                    status.publish(
+                        Slot::GroupPrefix(group),
+                        op.combine(before_group, group_total),
+                    );
                 }
             }
             return match (group, rank) {
@@ -236,7 +241,8 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
         // The last tile's prefix depends on every other tile's aggregate, so once it has it,
         // every tile has read this run's epoch: the last tile advances it for the next run.
         let last = tile == thread::grid_dim_x() - 1;
-        let advance_epoch = || (*control).epoch = if epoch + 1 == MAX_EPOCH { 0 } else { epoch + 1 };
+        let advance_epoch =
+            || (*control).epoch = if epoch + 1 == MAX_EPOCH { 0 } else { epoch + 1 };
         let mut base = warp_prefix;
         if tile > 0 {
             if tid == 0 {

@@ -8,8 +8,8 @@
 //! run's flag in every word of a slot has the value: no fences, no acquire loads (which would
 //! invalidate L1 on every poll), and no clearing between runs.
 
-use crate::instr::memory::{ld_relaxed_gpu_u64, st_relaxed_gpu_u64};
 use crate::abi::layout::{SCAN_GROUP, status_words_per_slot};
+use crate::instr::memory::{ld_relaxed_gpu_u64, st_relaxed_gpu_u64};
 use crate::warp::shfl::map_words;
 use bytemuck::Pod;
 use core::mem::size_of;
@@ -46,7 +46,10 @@ impl TileStatus {
             Slot::GroupPrefix(g) => c + groups + g as usize,
         };
         // SAFETY: in bounds for the tiles the host sized the status for.
-        unsafe { self.words.add(index * status_words_per_slot(size_of::<A>())) }
+        unsafe {
+            self.words
+                .add(index * status_words_per_slot(size_of::<A>()))
+        }
     }
 
     /// Publishes `value` in `slot`.

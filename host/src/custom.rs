@@ -1,0 +1,238 @@
+//! Your own value types and operators: kernels emitted in your kernel crate by
+//! `warpkit::custom_kernels!`, launched with the same checks as the library's.
+//!
+//! In the kernel crate (built to PTX by `warpkit-builder`):
+//!
+//! ```ignore
+//! warpkit::custom_kernels! { prefix: my_affine, value: Affine, op: Compose }
+//! ```
+//!
+//! emits `my_affine_reduce`, `my_affine_scan`, `my_affine_rows_reduce`, `my_affine_rows_scan`
+//! and the global `my_affine_layout`, holding `Affine`'s size and alignment, which `load`
+//! compares with the host's type before anything is loaded. On the host, with the same
+//! `Affine` and `Compose` (shared by both crates):
+//!
+//! ```ignore
+//! let kernels = CustomKernels::<Affine, Compose>::load(&wk, MY_PTX, "my_affine")?;
+//! let total: Affine = queue.custom(&kernels)?.reduce(&maps)?;
+//! ```
+
+use crate::context::Warpkit;
+use crate::error::Error;
+use crate::module::Module;
+use crate::ops::{Range, Set, input, output, value};
+use crate::queue::{Queue, ScanKind};
+use bytemuck::Pod;
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+use std::marker::PhantomData;
+use std::sync::Arc;
+use warpkit::ops::ReduceOp;
+
+/// The `(size, alignment)` that `{prefix}_layout`, the global `warpkit::custom_kernels!`
+/// declares beside the kernels, holds in the PTX text, if it is there.
+pub fn declared_layout(ptx: &str, prefix: &str) -> Option<(usize, usize)> {
+    let key = format!("{prefix}_layout[2] = {{");
+    let line = ptx
+        .lines()
+        .find(|l| l.contains(".global") && l.contains(&key))?;
+    let inside = line.split(&key).nth(1)?.split('}').next()?;
+    let mut numbers = inside.split(',').map(|x| x.trim().parse::<usize>().ok());
+    Some((numbers.next()??, numbers.next()??))
+}
+
+/// The four kernels of a value type `T` and operator `Op` from a user's PTX, resolved once.
+/// Kernels built for a type of another size or alignment are refused when they load. `Op` must be the operator the kernels were built with: the host
+/// uses its identity for empty input.
+pub struct CustomKernels<T, Op> {
+    module: Arc<Module>,
+    set: Set,
+    identity: T,
+    _op: PhantomData<fn() -> Op>,
+}
+
+impl<T: Pod, Op: ReduceOp<T> + Default> CustomKernels<T, Op> {
+    /// Loads `ptx` into `wk`'s context and resolves the `prefix` kernels for `T`.
+    pub fn load(wk: &Warpkit, ptx: &str, prefix: &str) -> Result<Self, Error> {
+        let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
+        match declared_layout(ptx, prefix) {
+            Some(layout) if layout == (size, align) => {}
+            Some((s, a)) => {
+                return Err(Error::MissingKernel(format!(
+                    "the PTX's `{prefix}` kernels were built for a type of {s} bytes aligned to \
+                     {a}, not {size} bytes aligned to {align}: use the same type on both sides"
+                )));
+            }
+            None => {
+                return Err(Error::MissingKernel(format!(
+                    "the PTX has no `{prefix}_layout`: emit the kernels with \
+                     `warpkit::custom_kernels! {{ prefix: {prefix}, value: .., op: .. }}`"
+                )));
+            }
+        }
+        let module = Arc::new(Module::load(wk.context(), ptx)?);
+        let resolve = |family: &str| {
+            let name = format!("{prefix}_{family}");
+            module.kernel(&name)?.ok_or_else(|| {
+                Error::MissingKernel(format!(
+                    "the PTX lacks `.entry {name}` (emitted by `warpkit::custom_kernels!`)"
+                ))
+            })
+        };
+        let set = Set {
+            reduce: resolve("reduce")?,
+            scan: resolve("scan")?,
+            rows_reduce: resolve("rows_reduce")?,
+            rows_scan: resolve("rows_scan")?,
+            item_bytes: size,
+            value_bytes: size,
+        };
+        Ok(CustomKernels {
+            module,
+            set,
+            identity: Op::default().identity(),
+            _op: PhantomData,
+        })
+    }
+}
+
+impl Queue {
+    /// The operations of custom kernels on this queue. The kernels must be loaded in the
+    /// queue's context.
+    pub fn custom<'q, T: Pod, Op>(
+        &'q mut self,
+        kernels: &'q CustomKernels<T, Op>,
+    ) -> Result<Custom<'q, T, Op>, Error> {
+        if kernels.module.context().cu_ctx() != self.wk.context().cu_ctx() {
+            return Err(Error::WrongContext { op: "custom" });
+        }
+        Ok(Custom {
+            queue: self,
+            kernels,
+        })
+    }
+}
+
+/// [`Queue`]'s operations with custom kernels ([`Queue::custom`]); the same checks and
+/// semantics as the library's (reduce writes one `T`).
+pub struct Custom<'q, T, Op> {
+    queue: &'q mut Queue,
+    kernels: &'q CustomKernels<T, Op>,
+}
+
+impl<T: Pod, Op> Custom<'_, T, Op> {
+    /// See [`Queue::reduce_into`].
+    pub fn reduce_into(
+        &mut self,
+        input: &impl DevicePtr<T>,
+        output: &mut impl DevicePtrMut<T>,
+    ) -> Result<(), Error> {
+        let stream = self.queue.stream.clone();
+        let (i, _ri) = input!(self.queue, "reduce_into", stream, input);
+        let (o, _ro) = output!(self.queue, "reduce_into", stream, output);
+        let id = bytemuck::bytes_of(&self.kernels.identity);
+        self.queue.do_reduce_into(self.kernels.set, i, o, id)
+    }
+
+    /// See [`Queue::reduce`].
+    pub fn reduce(&mut self, input: &impl DevicePtr<T>) -> Result<T, Error> {
+        let stream = self.queue.stream.clone();
+        let (i, _ri) = input!(self.queue, "reduce", stream, input);
+        let id = bytemuck::bytes_of(&self.kernels.identity);
+        Ok(value(&self.queue.do_reduce(self.kernels.set, i, id)?))
+    }
+
+    /// See [`Queue::scan`].
+    pub fn scan(
+        &mut self,
+        input: &impl DevicePtr<T>,
+        output: &mut impl DevicePtrMut<T>,
+        kind: ScanKind,
+    ) -> Result<(), Error> {
+        let stream = self.queue.stream.clone();
+        let (i, _ri) = input!(self.queue, "scan", stream, input);
+        let (o, _ro) = output!(self.queue, "scan", stream, output);
+        self.queue.do_scan(self.kernels.set, i, o, kind)
+    }
+
+    /// See [`Queue::scan_in_place`].
+    pub fn scan_in_place(
+        &mut self,
+        data: &mut impl DevicePtrMut<T>,
+        kind: ScanKind,
+    ) -> Result<(), Error> {
+        let stream = self.queue.stream.clone();
+        let (d, _rd) = output!(self.queue, "scan_in_place", stream, data);
+        self.queue.do_scan(self.kernels.set, d, d, kind)
+    }
+
+    /// See [`Queue::rows_reduce`].
+    pub fn rows_reduce(
+        &mut self,
+        input: &impl DevicePtr<T>,
+        width: usize,
+        output: &mut impl DevicePtrMut<T>,
+    ) -> Result<(), Error> {
+        let stream = self.queue.stream.clone();
+        let (i, _ri) = input!(self.queue, "rows_reduce", stream, input);
+        let (o, _ro) = output!(self.queue, "rows_reduce", stream, output);
+        self.queue.do_rows_reduce(self.kernels.set, i, width, o)
+    }
+
+    /// See [`Queue::rows_scan`].
+    pub fn rows_scan(
+        &mut self,
+        input: &impl DevicePtr<T>,
+        width: usize,
+        output: &mut impl DevicePtrMut<T>,
+        kind: ScanKind,
+    ) -> Result<(), Error> {
+        let stream = self.queue.stream.clone();
+        let (i, _ri) = input!(self.queue, "rows_scan", stream, input);
+        let (o, _ro) = output!(self.queue, "rows_scan", stream, output);
+        self.queue.do_rows_scan(self.kernels.set, i, width, o, kind)
+    }
+
+    /// See [`Queue::segments_reduce`].
+    pub fn segments_reduce(
+        &mut self,
+        input: &impl DevicePtr<T>,
+        offsets: &[u64],
+        output: &mut impl DevicePtrMut<T>,
+    ) -> Result<(), Error> {
+        let stream = self.queue.stream.clone();
+        let (i, _ri) = input!(self.queue, "segments_reduce", stream, input);
+        let (o, _ro) = output!(self.queue, "segments_reduce", stream, output);
+        self.queue
+            .do_segments_reduce(self.kernels.set, i, offsets, o)
+    }
+
+    /// See [`Queue::segments_scan`].
+    pub fn segments_scan(
+        &mut self,
+        input: &impl DevicePtr<T>,
+        offsets: &[u64],
+        output: &mut impl DevicePtrMut<T>,
+        kind: ScanKind,
+    ) -> Result<(), Error> {
+        let stream = self.queue.stream.clone();
+        let (i, _ri) = input!(self.queue, "segments_scan", stream, input);
+        let (o, _ro) = output!(self.queue, "segments_scan", stream, output);
+        self.queue
+            .do_segments_scan(self.kernels.set, i, offsets, o, kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn custom_names_carry_size_and_alignment() {
+        assert_eq!(
+            super::custom_kernel_name("my_affine", "scan", 8, 4),
+            "my_affine_scan_s8a4"
+        );
+        assert_eq!(
+            super::custom_kernel_name("kv", "rows_reduce", 16, 8),
+            "kv_rows_reduce_s16a8"
+        );
+    }
+}

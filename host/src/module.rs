@@ -1,0 +1,124 @@
+//! A loaded PTX module and its kernels, on the driver API through `cudarc::driver::result`.
+//!
+//! Kernels are resolved once, when a table is built; a launch is one `cuLaunchKernel` with a
+//! single `#[repr(C)]` parameter struct.
+
+use crate::error::{During as _, Error};
+use cudarc::driver::{CudaContext, CudaStream, result, sys};
+use std::ffi::{CString, c_void};
+use std::sync::Arc;
+
+/// A PTX module loaded into a context; unloaded on drop.
+pub(crate) struct Module {
+    ctx: Arc<CudaContext>,
+    raw: sys::CUmodule,
+    /// The `.entry` names of the PTX text it was loaded from.
+    entries: Vec<String>,
+}
+
+// SAFETY: a CUmodule handle may be used from any thread once its context is bound; every use
+// here binds `ctx` first. The handle is never mutated after loading.
+unsafe impl Send for Module {}
+// SAFETY: as above; `cuModuleGetFunction` is thread safe.
+unsafe impl Sync for Module {}
+
+impl Module {
+    /// JIT-compiles and loads `ptx` into `ctx`.
+    pub(crate) fn load(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Module, Error> {
+        ctx.bind_to_thread().during("bind context")?;
+        let text = CString::new(ptx).map_err(|_| {
+            Error::MissingKernel("PTX text contains a NUL byte; it cannot be loaded".into())
+        })?;
+        // SAFETY: a NUL-terminated PTX image, alive for the call.
+        let raw = unsafe { result::module::load_data(text.as_ptr() as *const c_void) }
+            .during("load PTX module")?;
+        Ok(Module {
+            ctx: ctx.clone(),
+            raw,
+            entries: crate::ptx::entries(ptx).map(str::to_owned).collect(),
+        })
+    }
+
+    /// The kernel `name`, or `None` when the PTX has no such `.entry`.
+    pub(crate) fn kernel(&self, name: &str) -> Result<Option<Kernel>, Error> {
+        if !self.has_entry(name) {
+            return Ok(None);
+        }
+        self.ctx.bind_to_thread().during("bind context")?;
+        Ok(Some(Kernel {
+            raw: self.function(name)?,
+        }))
+    }
+
+    /// Whether the PTX defines `.entry name`.
+    pub(crate) fn has_entry(&self, name: &str) -> bool {
+        self.entries.iter().any(|e| e == name)
+    }
+
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// Any function of the module by name (the caller binds the context).
+    pub(crate) fn function(&self, name: &str) -> Result<sys::CUfunction, Error> {
+        let c_name = CString::new(name).map_err(|_| {
+            Error::MissingKernel(format!("kernel name {name:?} contains a NUL byte"))
+        })?;
+        // SAFETY: a loaded module and a NUL-terminated name.
+        unsafe { result::module::get_function(self.raw, c_name) }.during("find kernel")
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        // Errors here have nowhere to go but the context's error slot, as in cudarc.
+        self.ctx.record_err(self.ctx.bind_to_thread());
+        // Work enqueued with this module's kernels may still be pending on some stream.
+        self.ctx.record_err(self.ctx.synchronize());
+        // SAFETY: loaded by `load`, unloaded once, after every launch of its kernels.
+        self.ctx
+            .record_err(unsafe { result::module::unload(self.raw) });
+    }
+}
+
+/// A kernel of a loaded [`Module`]. Valid while the module is: the tables that hold kernels
+/// hold the module too.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Kernel {
+    raw: sys::CUfunction,
+}
+
+// SAFETY: a CUfunction is an immutable handle usable from any thread with its context bound.
+unsafe impl Send for Kernel {}
+// SAFETY: as above.
+unsafe impl Sync for Kernel {}
+
+impl Kernel {
+    /// Enqueues the kernel on `stream` with one parameter, `params`, passed by value.
+    ///
+    /// # Safety
+    /// The kernel takes exactly one parameter of type `P`; every address in it is valid for
+    /// what the kernel does with it until the launch completes; the stream's context is bound.
+    pub(crate) unsafe fn launch<P>(
+        &self,
+        stream: &CudaStream,
+        grid: u32,
+        block: u32,
+        params: &P,
+        op: &'static str,
+    ) -> Result<(), Error> {
+        let mut args = [params as *const P as *mut c_void];
+        // SAFETY: forwarded to the caller; `args` outlives the call (the driver copies it).
+        unsafe {
+            result::launch_kernel(
+                self.raw,
+                (grid, 1, 1),
+                (block, 1, 1),
+                0,
+                stream.cu_stream(),
+                &mut args,
+            )
+        }
+        .during(op)
+    }
+}
