@@ -224,15 +224,16 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
 
 #[cfg(test)]
 mod tests {
+    use super::declared_layout;
+
     #[test]
-    fn custom_names_carry_size_and_alignment() {
+    fn the_declared_layout_is_read_from_the_ptx_text() {
+        let ptx = ".version 7.8\n.visible .global .align 4 .u32 my_affine_layout[2] = { 8, 4 };\n";
+        assert_eq!(declared_layout(ptx, "my_affine"), Some((8, 4)));
+        assert_eq!(declared_layout(ptx, "affine"), None);
         assert_eq!(
-            super::custom_kernel_name("my_affine", "scan", 8, 4),
-            "my_affine_scan_s8a4"
-        );
-        assert_eq!(
-            super::custom_kernel_name("kv", "rows_reduce", 16, 8),
-            "kv_rows_reduce_s16a8"
+            declared_layout(".visible .entry my_affine_scan(", "my_affine"),
+            None
         );
     }
 }
