@@ -31,7 +31,7 @@ use warpkit::ops::ReduceOp;
 /// The `(size, alignment)` that `{prefix}_layout`, the global `warpkit::custom_kernels!`
 /// declares beside the kernels, holds in the PTX text, if it is there.
 pub fn declared_layout(ptx: &str, prefix: &str) -> Option<(usize, usize)> {
-    let key = format!("{prefix}_layout[2] = {{");
+    let key = format!(" {prefix}_layout[2] = {{");
     let line = ptx
         .lines()
         .find(|l| l.contains(".global") && l.contains(&key))?;
