@@ -2,8 +2,9 @@
 //! the layout of the device storage they use, their names, and the one list of element types
 //! and operators they are built for.
 //!
-//! The device entry points ([`crate::device::entry`]) and `warpkit-host`'s kernel table are
-//! both generated from [`library_kernels!`] and named by [`kernel_name!`], so a kernel cannot be
+//! The device entry points (`device/entry.rs`) and `warpkit-host`'s kernel table are both
+//! generated from [`library_kernels!`](crate::library_kernels) and named by
+//! [`kernel_name!`](crate::kernel_name), so a kernel cannot be
 //! renamed or dropped on one side only: `warpkit-host`'s tests check, without a GPU, that every
 //! kernel its table names is an `.entry` of every embedded PTX module.
 

@@ -24,13 +24,8 @@ pub mod tuning;
 pub struct Vector<T, const N: usize>(pub [T; N]);
 
 mod entry;
-#[cfg(target_arch = "nvptx64")]
 pub mod reduce;
-#[cfg(target_arch = "nvptx64")]
 pub mod rows;
-#[cfg(target_arch = "nvptx64")]
 pub mod scan;
-#[cfg(target_arch = "nvptx64")]
 mod sync;
-#[cfg(target_arch = "nvptx64")]
 mod tile_status;

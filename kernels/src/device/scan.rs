@@ -3,7 +3,7 @@
 //!
 //! Each block scans its tile's items, publishes the tile's
 //! aggregate, and warp 0 finds the tile's exclusive prefix from what older tiles published
-//! ([`tile_prefix`]). The prefix is defined by fixed shapes, so it has the same bits whichever
+//! (`tile_prefix`). The prefix is defined by fixed shapes, so it has the same bits whichever
 //! tile finished first, on every grid, device and target, for float sums too:
 //!
 //! - tiles form groups of 32 ([`SCAN_GROUP`]); the aggregate of group `g` is the warp's
@@ -186,7 +186,7 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
         let first = |s: usize| warp_start + s * 32 * VEC + lane * VEC;
         let vectorized = vectorizes(size_of::<T>())
             && (tile as usize + 1) * tile_items <= len
-            && (input as usize | output as usize) % 16 == 0;
+            && (input as usize | output as usize).is_multiple_of(16);
         let mut items = [[op.identity(); VEC]; STRIPES];
         for s in 0..STRIPES {
             if vectorized {
