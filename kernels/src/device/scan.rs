@@ -249,7 +249,7 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
                 status.publish(Slot::Tile(tile), tile_total);
             }
             if tid < 32 {
-                let parked = &raw mut (*shared).parked[lane];
+                let parked = &raw mut (*shared).parked[lane % 32];
                 *parked = items;
                 let before_tile = tile_prefix(tile, tile_total, status, op);
                 items = *parked;
