@@ -20,12 +20,7 @@ pub fn for_target(name: &str) -> Option<&'static str> {
 /// The newest embedded target that runs on compute capability `major.minor`: an
 /// arch-specific target (`sm_100a`) only on its own device, others on any newer one.
 pub fn best_for(major: u32, minor: u32) -> Option<(&'static str, &'static str)> {
-    KERNELS_PTX
-        .iter()
-        .filter_map(|&(name, ptx)| Target::parse(name).map(|t| (t, name, ptx)))
-        .filter(|(t, _, _)| t.runs_on(major, minor))
-        .max_by_key(|(t, _, _)| (t.compute, t.arch_specific))
-        .map(|(_, name, ptx)| (name, ptx))
+    Target::best_for(KERNELS_PTX, major, minor)
 }
 
 /// The kernel names a PTX text defines: every `.entry NAME(` (with or without `.visible`).
