@@ -9,7 +9,7 @@ use crate::shfl::*;
 use crate::thread;
 use crate::tile::{Flags, Tile};
 use crate::vote::*;
-use crate::{kernel, matching};
+use crate::{kernels as kernel, matching};
 
 kernel! {
     /// Device-to-device copy with 16-byte accesses, four in flight per thread: the

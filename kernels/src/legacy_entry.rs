@@ -3,7 +3,7 @@
 
 use crate::shfl_legacy::*;
 
-crate::kernel! {
+crate::kernels! {
     /// Each lane shuffles `io[lane]` in the four modes.
     pub unsafe fn warpkit_legacy_shfl(io: *mut u32) {
         let lane = crate::thread::thread_idx_x() as usize;

@@ -48,18 +48,18 @@
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 //! use warpkit::{ops::Sum, thread, tile::Warp};
 //!
-//! warpkit::kernel! {
-//!     /// One sum per warp.
-//!     pub unsafe fn warp_sums(input: *const f32, out: *mut f32) {
-//!         let i = thread::global_index();
-//!         let total = Warp::full().reduce(unsafe { *input.add(i) }, Sum);
-//!         if warpkit::lane::lane_id() == 0 {
-//!             unsafe { *out.add(i / 32) = total };
-//!         }
+//! /// One sum per warp.
+//! #[warpkit::kernel]
+//! pub unsafe fn warp_sums(input: *const f32, out: *mut f32) {
+//!     let i = thread::global_index();
+//!     let total = Warp::full().reduce(unsafe { *input.add(i) }, Sum);
+//!     if warpkit::lane::lane_id() == 0 {
+//!         unsafe { *out.add(i / 32) = total };
 //!     }
 //! }
 //! ```
 #![no_std]
+#![feature(macro_metavar_expr_concat)]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(abi_ptx, asm_experimental_arch, stdarch_nvptx)
@@ -92,9 +92,15 @@ mod legacy_entry;
 
 pub use bytemuck::Pod;
 
-#[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    // SAFETY: `trap` aborts the kernel; it has no precondition.
-    unsafe { core::arch::nvptx::trap() }
-}
+// Issue 11 (kernel authoring). Where each belongs after the layout change: `atomic` is an
+// instruction (`instr/atomic.rs`); the others are authoring (`authoring/`).
+#[cfg(not(warpkit_target_below_sm70))]
+pub mod atomic;
+pub mod dynamic_shared;
+pub mod launch;
+pub mod math;
+pub mod ops_half;
+#[cfg(target_arch = "nvptx64")]
+mod panic;
+pub mod print;
+pub use warpkit_macros::kernel;

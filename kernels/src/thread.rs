@@ -4,8 +4,12 @@
 /// on nvptx64 and disappears on the host. The kernel crate needs
 /// `#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]`.
 ///
+/// **Deprecated for new code**: use the [`#[kernel]`](crate::kernel) attribute, which keeps
+/// the function formatted by rustfmt, checks its signature and gives the host a typed launch
+/// descriptor. (This macro was `kernel!`; the attribute now owns that name.)
+///
 /// ```ignore
-/// warpkit::kernel! {
+/// warpkit::kernels! {
 ///     pub unsafe fn scale(data: *mut f32, len: u32, factor: f32) {
 ///         let i = warpkit::thread::global_index();
 ///         if i < len as usize { unsafe { *data.add(i) *= factor } }
@@ -13,7 +17,7 @@
 /// }
 /// ```
 #[macro_export]
-macro_rules! kernel {
+macro_rules! kernels {
     ($($(#[$meta:meta])* $vis:vis unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block)*) => {$(
         $(#[$meta])*
         #[cfg(target_arch = "nvptx64")]
