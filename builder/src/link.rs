@@ -134,6 +134,30 @@ impl LinkArgs {
             .args(libdevice.as_ref())
             .arg("-o")
             .arg(&linked))?;
+        // `--only-needed` takes from each file what is needed *when that file comes*: a symbol
+        // an earlier archive defines but a later one first needs (the panic handler, which
+        // warpkit defines and core's formatting calls) stays undefined. Link again until
+        // nothing more resolves.
+        let mut undefined = undefined_symbols(&llvm, &linked)?;
+        for pass in 0..4 {
+            if undefined.is_empty() {
+                break;
+            }
+            let next = work.join(format!("linked{pass}.bc"));
+            run(Command::new(llvm.join("llvm-link"))
+                .arg(&linked)
+                .arg("--only-needed")
+                .args(&members)
+                .args(libdevice.as_ref())
+                .arg("-o")
+                .arg(&next))?;
+            let now = undefined_symbols(&llvm, &next)?;
+            std::fs::rename(&next, &linked).map_err(|e| BuildError::io(&linked, e))?;
+            if now == undefined {
+                break;
+            }
+            undefined = now;
+        }
 
         let optimized = work.join("optimized.bc");
         let level = match self.opt_level.as_str() {
@@ -172,6 +196,28 @@ impl LinkArgs {
         std::fs::rename(&partial, &self.output).map_err(|e| BuildError::io(&self.output, e))?;
         std::fs::remove_dir_all(&work).map_err(|e| BuildError::io(&work, e))
     }
+}
+
+/// The names `llvm-nm --undefined-only` lists for a bitcode file.
+fn undefined_symbols(llvm: &Path, file: &Path) -> Result<Vec<String>, BuildError> {
+    let out = Command::new(llvm.join("llvm-nm"))
+        .args(["--undefined-only", "--format=just-symbols"])
+        .arg(file)
+        .output()
+        .map_err(|e| BuildError::Link(format!("cannot run llvm-nm: {e}")))?;
+    if !out.status.success() {
+        return Err(BuildError::Link(format!(
+            "llvm-nm failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty() && !l.starts_with("llvm."))
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 /// The PTX may call only functions the driver provides at load time (`vprintf`, `malloc`,
