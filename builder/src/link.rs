@@ -193,9 +193,34 @@ impl LinkArgs {
         run(llc.arg(&optimized).arg("-o").arg(&partial))?;
         let ptx = std::fs::read_to_string(&partial).map_err(|e| BuildError::io(&partial, e))?;
         check_externs(&ptx, libdevice.is_some())?;
+        // Each link pass appends the members' module-level `global_asm!` again: keep one copy.
+        let deduped = dedupe_module_asm(&ptx);
+        if deduped.len() != ptx.len() {
+            std::fs::write(&partial, deduped).map_err(|e| BuildError::io(&partial, e))?;
+        }
         std::fs::rename(&partial, &self.output).map_err(|e| BuildError::io(&self.output, e))?;
         std::fs::remove_dir_all(&work).map_err(|e| BuildError::io(&work, e))
     }
+}
+
+/// Drops repeated module-level `.shared`/`.extern .shared` declarations (the text of
+/// `global_asm!`, which every `llvm-link` pass appends again), keeping the first of each.
+fn dedupe_module_asm(ptx: &str) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = String::with_capacity(ptx.len());
+    let mut depth = 0usize;
+    for line in ptx.split_inclusive('\n') {
+        let t = line.trim();
+        let module_level = depth == 0
+            && (t.starts_with(".shared ") || t.starts_with(".extern .shared "))
+            && t.ends_with(';');
+        if !(module_level && !seen.insert(t.to_owned())) {
+            out.push_str(line);
+        }
+        depth += line.matches('{').count();
+        depth = depth.saturating_sub(line.matches('}').count());
+    }
+    out
 }
 
 /// The names `llvm-nm --undefined-only` lists for a bitcode file.
@@ -318,6 +343,15 @@ mod tests {
         assert_eq!(a.cpu, "sm_100a");
         assert_eq!(a.features, ["+ptx86"]);
         assert_eq!(a.output, PathBuf::from("/t/deps/warpkit.ptx"));
+    }
+
+    #[test]
+    fn repeated_module_asm_is_kept_once() {
+        let ptx = ".extern .shared .align 16 .b8 d[];\n.extern .shared .align 16 .b8 d[];\n.shared .align 16 .b8 S[64];\n.entry k()\n{\n.shared .align 4 .b8 x[4];\n.shared .align 4 .b8 x[4];\n}\n.shared .align 16 .b8 S[64];\n";
+        assert_eq!(
+            dedupe_module_asm(ptx),
+            ".extern .shared .align 16 .b8 d[];\n.shared .align 16 .b8 S[64];\n.entry k()\n{\n.shared .align 4 .b8 x[4];\n.shared .align 4 .b8 x[4];\n}\n"
+        );
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub use bytemuck::Pod;
 // instruction (`instr/atomic.rs`); the others are authoring (`authoring/`).
 #[cfg(not(warpkit_target_below_sm70))]
 pub mod atomic;
+#[cfg(not(warpkit_target_below_sm70))]
+#[doc(hidden)]
+pub mod atomic_shims;
 pub mod dynamic_shared;
 pub mod launch;
 pub mod math;
