@@ -99,6 +99,7 @@ pub mod atomic;
 #[cfg(not(warpkit_target_below_sm70))]
 #[doc(hidden)]
 pub mod atomic_shims;
+pub mod block_shape;
 pub mod dynamic_shared;
 pub mod launch;
 pub mod math;

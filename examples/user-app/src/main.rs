@@ -148,6 +148,7 @@ fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
     let module = load_best(ctx, false)?;
     let stream = ctx.new_stream()?;
     check_warp_stats(&module, &stream)?;
+    check_block_shapes(&module, &stream)?;
     check_histogram(&module, &stream)?;
     check_math(&module, &stream)?;
     check_half(&module, &stream)?;
@@ -229,6 +230,65 @@ fn check_warp_stats(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Err
         }
     }
     println!("ok: warp sums, Tile<8> maxima, match.any ranks, block prefix sums of {n} values");
+    Ok(())
+}
+
+fn check_block_shapes(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error> {
+    let mut rng = rand::rng();
+    let k = Kernel::<user_kernels::block_scan_any_shape>::find(module)?;
+    for shape in [
+        (16u32, 16u32, 1u32),
+        (32, 8, 1),
+        (8, 4, 8),
+        (96, 1, 1),
+        (2, 16, 3),
+    ] {
+        let threads = (shape.0 * shape.1 * shape.2) as usize;
+        let blocks = 37;
+        let n = threads * blocks;
+        let values: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
+        let dv = stream.clone_htod(&values)?;
+        let mut out = stream.clone_htod(&vec![u32::MAX; n])?;
+        let mut totals = stream.clone_htod(&vec![u32::MAX; blocks])?;
+        let config = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: shape,
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: one value per thread; every shape has a multiple of 32 threads.
+        unsafe {
+            launch(
+                &k,
+                stream,
+                config,
+                (
+                    device_ptr(&dv, stream),
+                    device_ptr_mut(&mut out, stream),
+                    device_ptr_mut(&mut totals, stream),
+                ),
+            )?;
+        }
+        let (got, got_totals) = (stream.clone_dtoh(&out)?, stream.clone_dtoh(&totals)?);
+        for b in 0..blocks {
+            let mut acc = 0u32;
+            for t in 0..threads {
+                acc += values[b * threads + t];
+                if got[b * threads + t] != acc {
+                    return Err(format!(
+                        "block shape {shape:?}, block {b}, thread {t}: {} vs {acc}",
+                        got[b * threads + t]
+                    )
+                    .into());
+                }
+            }
+            if got_totals[b] != acc {
+                return Err(
+                    format!("block shape {shape:?}, block {b}: total {}", got_totals[b]).into(),
+                );
+            }
+        }
+    }
+    println!("ok: block scans with 16x16, 32x8, 8x4x8, 96x1 and 2x16x3 blocks (block_shape)");
     Ok(())
 }
 

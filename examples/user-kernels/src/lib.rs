@@ -65,6 +65,29 @@ pub unsafe fn block_prefix_sums(values: *const u32, out: *mut u32) {
     }
 }
 
+/// Block-wide inclusive prefix sums and the block's total for any block shape (2-D and 3-D
+/// blocks), with `warpkit::block_shape`: `out[b * threads + t]` for the thread of linear
+/// index `t` in block `b`.
+///
+/// # Safety
+/// One-dimensional grid; blocks of any shape with a multiple of 32 threads; `values` and
+/// `out` hold one element per thread, `totals` one per block.
+#[kernel]
+pub unsafe fn block_scan_any_shape(values: *const u32, out: *mut u32, totals: *mut u32) {
+    use warpkit::block_shape::{block_threads, inclusive_scan, linear_thread_index};
+    let scratch = warpkit::shared_array!(USER_SHAPE_SCRATCH: [u32; 32]);
+    let t = linear_thread_index();
+    let i = (thread::block_idx_x() * block_threads() + t) as usize;
+    // SAFETY: every thread of the block calls the scan with the same scratch.
+    unsafe {
+        let (inclusive, total) = inclusive_scan(*values.add(i), Sum, scratch.cast());
+        *out.add(i) = inclusive;
+        if t == 0 {
+            *totals.add(thread::block_idx_x() as usize) = total;
+        }
+    }
+}
+
 /// A histogram of `values[..n]` into `bins` (values `>= nbins` are counted in the last bin),
 /// the largest value into `*max`, and the sum of `weights` into `*total`: each block counts in
 /// dynamic shared memory (`nbins` `u32`s, so launch with `shared_mem_bytes = 4 * nbins`) with
