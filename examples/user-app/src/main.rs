@@ -603,14 +603,12 @@ fn check_half(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error> {
         .map(|_| f16::from_f32(rng.random_range(-100.0..100.0)))
         .collect();
     // Warp 1 all NaN, warp 2 half NaN, warp 3 signed zeros only.
-    for i in 32..64 {
-        values[i] = f16::NAN;
-    }
+    values[32..64].fill(f16::NAN);
     for i in (64..96).step_by(2) {
         values[i] = f16::NAN;
     }
-    for i in 96..128 {
-        values[i] = if i % 3 == 0 { f16::ZERO } else { f16::NEG_ZERO };
+    for (i, v) in values.iter_mut().enumerate().take(128).skip(96) {
+        *v = if i % 3 == 0 { f16::ZERO } else { f16::NEG_ZERO };
     }
     let dv = stream.clone_htod(&values)?;
     let mut sums = stream.alloc_zeros::<f16>(n / 32)?;
