@@ -7,7 +7,7 @@
 //! `x + y·Dx + z·Dx·Dy`: warp `w` holds linear indices `32w .. 32w + 31`, and the lane id is
 //! the linear index mod 32 (CUDA C++ Programming Guide, "SIMT Architecture",
 //! <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#simt-architecture>). So
-//! the functions below use [`linear_thread_index`] and [`block_threads`] where `block.rs`
+//! the functions below use `linear_thread_index` and `block_threads` where `block.rs`
 //! uses `thread_idx_x()` and `block_dim_x()`; nothing else changes.
 //!
 //! Merge note (for `kernels/src/block/`): replace, in `block.rs`, `thread::thread_idx_x()` by
