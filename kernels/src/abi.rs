@@ -190,13 +190,7 @@ mod tests {
     #[test]
     fn kernel_names_follow_one_rule() {
         assert_eq!(kernel_name!(scan, sum, u32), "warpkit_scan_sum_u32");
-        assert_eq!(
-            kernel_name!(reduce, argmax, f64),
-            "warpkit_reduce_argmax_f64"
-        );
-        assert_eq!(
-            kernel_name!(rows_scan, min, i64),
-            "warpkit_rows_scan_min_i64"
-        );
+        assert_eq!(kernel_name!(reduce, argmax, f64), "warpkit_reduce_argmax_f64");
+        assert_eq!(kernel_name!(rows_scan, min, i64), "warpkit_rows_scan_min_i64");
     }
 }

@@ -267,17 +267,10 @@ float_arg_value!(f32, f64);
 
 /// Arg-min/arg-max of two indexed values by the rules on [`ArgMin`].
 #[inline(always)]
-fn arg_combine<T: ArgValue, I: Copy + PartialOrd>(
-    a: Indexed<T, I>,
-    b: Indexed<T, I>,
-    max: bool,
-) -> Indexed<T, I> {
+fn arg_combine<T: ArgValue, I: Copy + PartialOrd>(a: Indexed<T, I>, b: Indexed<T, I>, max: bool) -> Indexed<T, I> {
     let lower = if b.index < a.index { b } else { a };
     match (a.value.is_nan(), b.value.is_nan()) {
-        (true, true) => Indexed {
-            value: T::none(max),
-            index: lower.index,
-        },
+        (true, true) => Indexed { value: T::none(max), index: lower.index },
         (true, false) => b,
         (false, true) => a,
         _ if T::beats(b.value, a.value, max) => b,
@@ -333,15 +326,7 @@ mod tests {
                 assert_eq!(op_result, x);
             }
         }
-        for x in [
-            -1.5f64,
-            0.0,
-            -0.0,
-            3.25,
-            f64::MAX,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        ] {
+        for x in [-1.5f64, 0.0, -0.0, 3.25, f64::MAX, f64::INFINITY, f64::NEG_INFINITY] {
             let same = |y: f64| y.to_bits() == x.to_bits();
             assert!(same(Min.combine(<Min as ReduceOp<f64>>::identity(Min), x)));
             assert!(same(Max.combine(x, <Max as ReduceOp<f64>>::identity(Max))));
@@ -379,22 +364,13 @@ mod tests {
         assert_eq!(ArgMax.combine(b, a).index, 4);
         assert_eq!(ArgMin.combine(c, a).index, 9);
         // All NaN: the canonical NaN at the lowest index, whichever side the identity is on.
-        let nan = Indexed {
-            value: f32::from_bits(0xffc0_0001),
-            index: 7u32,
-        };
+        let nan = Indexed { value: f32::from_bits(0xffc0_0001), index: 7u32 };
         let both = ArgMin.combine(ArgMin.identity(), ArgMin.combine(nan, c));
         assert_eq!((both.value.to_bits(), both.index), (0x7fff_ffff, 0));
         assert_eq!(ArgMax.combine(nan, ArgMax.identity()).index, 7);
         // -0.0 < +0.0, whatever the indices.
-        let neg = Indexed {
-            value: -0.0f32,
-            index: 5u32,
-        };
-        let pos = Indexed {
-            value: 0.0f32,
-            index: 1u32,
-        };
+        let neg = Indexed { value: -0.0f32, index: 5u32 };
+        let pos = Indexed { value: 0.0f32, index: 1u32 };
         assert_eq!(ArgMin.combine(pos, neg).index, 5);
         assert_eq!(ArgMax.combine(neg, pos).index, 1);
         let lo = Indexed {

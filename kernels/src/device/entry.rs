@@ -29,17 +29,11 @@ macro_rules! __reduce_kernel {
         const _: () = {
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(p: $crate::abi::params::Reduce) {
-                let shared =
-                    $crate::__kernel_shared!($name, $crate::device::reduce::ReduceShared<$acc>);
+                let shared = $crate::__kernel_shared!($name, $crate::device::reduce::ReduceShared<$acc>);
                 // SAFETY: the host launches with the tuning's block size and the abi's buffers.
                 unsafe {
-                    $crate::device::reduce::reduce::<
-                        $item,
-                        $acc,
-                        _,
-                        _,
-                        { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) },
-                    >(p, $op, $load, $finish, shared)
+                    $crate::device::reduce::reduce::<$item, $acc, _, _, { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) }>(
+                        p, $op, $load, $finish, shared)
                 }
             }
         };
@@ -54,16 +48,11 @@ macro_rules! __scan_kernel {
         const _: () = {
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(p: $crate::abi::params::Scan) {
-                let shared =
-                    $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$acc>);
+                let shared = $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$acc>);
                 // SAFETY: the host launches one block per tile and sizes the tile status.
                 unsafe {
-                    $crate::device::scan::scan::<
-                        $item,
-                        $acc,
-                        _,
-                        { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) },
-                    >(p, $op, $load, $store, shared)
+                    $crate::device::scan::scan::<$item, $acc, _, { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) }>(
+                        p, $op, $load, $store, shared)
                 }
             }
         };
@@ -79,9 +68,7 @@ macro_rules! __rows_kernels {
             #[unsafe(export_name = $reduce)]
             unsafe extern "ptx-kernel" fn reduce(p: $crate::abi::params::Rows) {
                 // SAFETY: the host checks offsets and sizes.
-                unsafe {
-                    $crate::device::rows::rows_reduce::<$item, $acc, _>(p, $op, $load, $store)
-                }
+                unsafe { $crate::device::rows::rows_reduce::<$item, $acc, _>(p, $op, $load, $store) }
             }
             #[unsafe(export_name = $scan)]
             unsafe extern "ptx-kernel" fn scan(p: $crate::abi::params::Rows) {

@@ -12,9 +12,9 @@
 //! The block that takes the last ticket of the counter combines the partials in block (tile)
 //! order and resets the counter, so the kernel needs no second launch and no clearing.
 
-use super::Vector;
 use super::sync::atom_add_acq_rel_gpu_u32;
 use super::tuning::{REDUCE_THREADS, REDUCE_UNROLL, vectorizes};
+use super::Vector;
 use crate::abi::layout::reduce_tile_items;
 use crate::abi::params;
 use crate::ops::ReduceOp;
@@ -73,8 +73,7 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             let tiles = len.div_ceil(tile_items);
             let mut tile = block_id;
             while tile < tiles {
-                let acc =
-                    one_tile::<T, A, Op, VEC>(input, len, tile * tile_items, tile_items, op, &load);
+                let acc = one_tile::<T, A, Op, VEC>(input, len, tile * tile_items, tile_items, op, &load);
                 let total = block::reduce(acc, op, scratch);
                 if tid == 0 {
                     *partials.add(tile) = total;

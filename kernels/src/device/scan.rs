@@ -23,10 +23,10 @@
 //! tiles and the epoch reset themselves when the last tile finishes, so a launch captured in a
 //! CUDA graph is correct on every replay and needs no initialisation launch.
 
-use super::Vector;
 use super::sync::{Backoff, atom_add_relaxed_gpu_u32, ld_relaxed_gpu_u32, warp_poll};
 use super::tile_status::{Slot, TileStatus};
 use super::tuning::{SCAN_STRIPES, SCAN_THREADS, vectorizes};
+use super::Vector;
 use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
 use crate::abi::params;
 use crate::lane::{LaneMask, lane_id};
@@ -80,10 +80,7 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
         };
         let group_total = warp.shfl(scanned, 31);
         if last_of_group && lane == 0 {
-            status.publish(
-                Slot::GroupPrefix(group),
-                op.combine(before_group, group_total),
-            );
+            status.publish(Slot::GroupPrefix(group), op.combine(before_group, group_total));
         }
         match (group, rank) {
             (_, 0) => before_group,
@@ -106,13 +103,12 @@ unsafe fn group_prefix<A: Pod, Op: ReduceOp<A>>(group: u32, status: TileStatus, 
     let mut backoff = Backoff::new();
     loop {
         // SAFETY: every group watched is older than this tile's.
-        let (value, is_prefix) =
-            warp_poll(lane < group, (op.identity(), lane == group), || unsafe {
-                status
-                    .read::<A>(Slot::GroupPrefix(watched))
-                    .map(|p| (p, true))
-                    .or_else(|| status.read::<A>(Slot::Group(watched)).map(|a| (a, false)))
-            });
+        let (value, is_prefix) = warp_poll(lane < group, (op.identity(), lane == group), || unsafe {
+            status
+                .read::<A>(Slot::GroupPrefix(watched))
+                .map(|p| (p, true))
+                .or_else(|| status.read::<A>(Slot::Group(watched)).map(|a| (a, false)))
+        });
         let prefixes = crate::vote::ballot(LaneMask::FULL, is_prefix);
         if prefixes != 0 {
             let newest = prefixes.trailing_zeros();

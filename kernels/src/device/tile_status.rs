@@ -46,10 +46,7 @@ impl TileStatus {
             Slot::GroupPrefix(g) => c + groups + g as usize,
         };
         // SAFETY: in bounds for the tiles the host sized the status for.
-        unsafe {
-            self.words
-                .add(index * status_words_per_slot(size_of::<A>()))
-        }
+        unsafe { self.words.add(index * status_words_per_slot(size_of::<A>())) }
     }
 
     /// Publishes `value` in `slot`.
