@@ -1,6 +1,8 @@
 //! The kernel panic handler (feature `panic-handler`, on by default): prints
 //! `panicked at file:line:column: message (block (x, y, z), thread (x, y, z))` through
-//! `vprintf` (see [`crate::print`]) and then executes `trap`, which aborts the whole launch:
+//! `vprintf` (see [`crate::print`]), then calls CUDA's `__assertfail` with the same message,
+//! file and line (the path of CUDA C++'s `assert`, which prints
+//! `file:line: Rust kernel: block: [..], thread: [..] Assertion `message` failed.`) and traps, which aborts the whole launch:
 //! the host's next synchronizing call returns `CUDA_ERROR_LAUNCH_FAILED` (or
 //! `ILLEGAL_INSTRUCTION`), and the context is unusable afterwards (CUDA C++ Programming Guide,
 //! "Assertion", <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#assertion>).
@@ -15,31 +17,66 @@
 //! appeared, which would show up as a stack frame in the PTX tests.
 
 #[cfg(all(feature = "panic-handler", not(feature = "kernels")))]
+unsafe extern "C" {
+    /// CUDA's device-side `assert` failure: prints `file:line: function: block: [..], thread:
+    /// [..] Assertion `message` failed.` and traps; provided by the driver like `vprintf`.
+    fn __assertfail(
+        message: *const u8,
+        file: *const u8,
+        line: u32,
+        function: *const u8,
+        char_size: usize,
+    ) -> !;
+}
+
+#[cfg(all(feature = "panic-handler", not(feature = "kernels")))]
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    use crate::print::PrintBuf;
     use crate::thread::*;
+    use core::fmt::Write;
     let (b, t) = (
         (block_idx_x(), block_idx_y(), block_idx_z()),
         (thread_idx_x(), thread_idx_y(), thread_idx_z()),
     );
-    match info.location() {
-        Some(l) => crate::println!(
-            "panicked at {}:{}:{}: {} (block ({}, {}, {}), thread ({}, {}, {}))",
-            l.file(),
-            l.line(),
-            l.column(),
-            info.message(),
-            b.0,
-            b.1,
-            b.2,
-            t.0,
-            t.1,
-            t.2
-        ),
-        None => crate::println!("panicked: {}", info.message()),
+    let mut message = PrintBuf::new();
+    let _ = write!(message, "{}", info.message());
+    let mut file = PrintBuf::new();
+    let line = match info.location() {
+        Some(l) => {
+            crate::println!(
+                "panicked at {}:{}:{}: {} (block ({}, {}, {}), thread ({}, {}, {}))",
+                l.file(),
+                l.line(),
+                l.column(),
+                info.message(),
+                b.0,
+                b.1,
+                b.2,
+                t.0,
+                t.1,
+                t.2
+            );
+            let _ = file.write_str(l.file());
+            l.line()
+        }
+        None => {
+            crate::println!("panicked: {}", info.message());
+            0
+        }
+    };
+    // The same message and location once more through CUDA's own assertion path, which the
+    // driver reports even if the `vprintf` buffer is not flushed after the trap; it traps.
+    // SAFETY: NUL-terminated strings that live until the call, which does not return.
+    unsafe {
+        __assertfail(
+            message.finish().as_ptr().cast(),
+            file.finish().as_ptr().cast(),
+            line,
+            c"Rust kernel".as_ptr().cast(),
+            1,
+        )
     }
-    // SAFETY: `trap` aborts the kernel; it has no precondition.
-    unsafe { core::arch::nvptx::trap() }
 }
 
 #[cfg(all(feature = "panic-handler", feature = "kernels"))]

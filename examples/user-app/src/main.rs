@@ -767,29 +767,49 @@ fn check_assert_output(_ok: bool, stdout: &str) -> Result<(), Error> {
     let file = user_kernels::ASSERT_FILE;
     let line = user_kernels::ASSERT_LINE;
     let want = format!("zero denominator at index {ZERO_AT}");
-    let panic_line = stdout
-        .lines()
-        .find(|l| l.starts_with("panicked at "))
-        .ok_or("no `panicked at` line")?;
-    let location = panic_line["panicked at ".len()..]
-        .split(": ")
-        .next()
-        .unwrap_or("");
-    let mut parts = location.rsplitn(3, ':');
-    let (_col, got_line, got_file) = (parts.next(), parts.next(), parts.next());
-    if got_line != Some(&line.to_string()) {
-        return Err(format!("line {got_line:?}, expected {line}").into());
-    }
-    let got_file = got_file.unwrap_or("");
-    if !(got_file.ends_with(file) || file.ends_with(got_file)) || got_file.is_empty() {
-        return Err(format!("file `{got_file}`, expected `{file}`").into());
-    }
-    if !panic_line.contains(&want) {
-        return Err(format!("message missing `{want}`").into());
-    }
     if !stdout.contains("synchronize after the trap") {
         return Err("the host saw no launch error".into());
     }
-    println!("ok: failed assert! printed `{panic_line}` and trapped");
+    // The panic handler prints `panicked at file:line:col: message (...)` with vprintf, then
+    // CUDA's assertion path prints `file:line: Rust kernel: ... Assertion `message` failed.`
+    // Both must name the file, line and message; at least one must be there.
+    let mut found = Vec::new();
+    for l in stdout.lines() {
+        let location = if let Some(rest) = l.strip_prefix("panicked at ") {
+            rest.split(": ").next().unwrap_or("")
+        } else if l.contains("Assertion `") {
+            l.split(": ").next().unwrap_or("")
+        } else {
+            continue;
+        };
+        // `file:line:col` or `file:line`.
+        let parts: Vec<&str> = location.split(':').collect();
+        let (got_file, got_line) = match parts.as_slice() {
+            [f, l, c] if c.parse::<u32>().is_ok() => (*f, *l),
+            [f, l] => (*f, *l),
+            _ => return Err(format!("cannot read the location in `{l}`").into()),
+        };
+        if got_line != line.to_string() {
+            return Err(format!("line {got_line} in `{l}`, expected {line}").into());
+        }
+        if got_file.is_empty() || !(got_file.ends_with(file) || file.ends_with(got_file)) {
+            return Err(format!("file `{got_file}` in `{l}`, expected `{file}`").into());
+        }
+        if !l.contains(&want) {
+            return Err(format!("`{l}` lacks the message `{want}`").into());
+        }
+        found.push(l.to_owned());
+    }
+    if found.is_empty() {
+        return Err("no `panicked at` or `Assertion` line".into());
+    }
+    println!(
+        "ok: failed assert! printed {} and trapped",
+        found
+            .iter()
+            .map(|l| format!("`{l}`"))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    );
     Ok(())
 }
