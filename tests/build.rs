@@ -14,6 +14,12 @@ fn main() {
         .feature("legacy-shfl")
         .target(Target::SM_60)
         .embed("LEGACY_PTX");
+    // The library built below sm_70, where it must offer no warp `.sync` instruction.
+    PtxBuilder::new("../kernels")
+        .feature("kernels")
+        .target(Target::SM_60)
+        .cubins(false)
+        .embed("LIBRARY_SM60_PTX");
     // The library's PTX, as warpkit-host embeds it (same flags: cargo's cache serves both).
     PtxBuilder::new("../kernels")
         .feature("kernels")

@@ -30,11 +30,13 @@
 //! writes PTX with `llc`, all from rustup's `llvm-tools` component (see `link.rs`).
 //! Nothing half-built is kept: a PTX file appears only once its link has succeeded.
 
+mod cubin;
 mod link;
 pub mod ptxas;
 mod target;
 mod toolchain;
 
+pub use cubin::{find_libdevice, find_ptxas};
 pub use link::run_as_linker_if_requested;
 pub use target::Target;
 pub use toolchain::{PINNED_TOOLCHAIN, Toolchain};
@@ -87,6 +89,9 @@ pub struct PtxBuilder {
     toolchain: String,
     target_dir: Option<PathBuf>,
     out_dir: Option<PathBuf>,
+    libdevice: Option<PathBuf>,
+    ptxas: Option<PathBuf>,
+    cubins: bool,
 }
 
 impl PtxBuilder {
@@ -103,7 +108,30 @@ impl PtxBuilder {
                 .unwrap_or_else(|_| PINNED_TOOLCHAIN.into()),
             target_dir: None,
             out_dir: None,
+            libdevice: None,
+            ptxas: None,
+            cubins: std::env::var_os("WARPKIT_NO_CUBIN").is_none(),
         }
+    }
+
+    /// libdevice (`libdevice.10.bc`) to link for [`warpkit::math`]-style `__nv_*` calls
+    /// (default: found by [`find_libdevice`]).
+    pub fn libdevice(mut self, path: impl Into<PathBuf>) -> Self {
+        self.libdevice = Some(path.into());
+        self
+    }
+
+    /// The `ptxas` that assembles the cubins (default: found by [`find_ptxas`]).
+    pub fn ptxas(mut self, path: impl Into<PathBuf>) -> Self {
+        self.ptxas = Some(path.into());
+        self
+    }
+
+    /// Whether [`PtxBuilder::embed`] also assembles a cubin per target with `ptxas` (default:
+    /// yes, unless `WARPKIT_NO_CUBIN` is set; without a `ptxas` it warns and embeds none).
+    pub fn cubins(mut self, on: bool) -> Self {
+        self.cubins = on;
+        self
     }
 
     /// Adds one target.
@@ -160,13 +188,18 @@ impl PtxBuilder {
             .target_dir
             .clone()
             .unwrap_or_else(|| default_target_dir(&out_dir));
+        let mut this = self.clone();
+        if this.libdevice.is_none() {
+            this.libdevice = find_libdevice(&target_root);
+        }
+        let this = &this;
         let linker =
             std::env::current_exe().map_err(|e| BuildError::io(Path::new("current_exe"), e))?;
 
         let mut built = Vec::new();
         let mut sources = Vec::new();
         for &target in &self.targets {
-            let (artifact, deps) = self.build_one(
+            let (artifact, deps) = this.build_one(
                 &toolchain,
                 target,
                 &target_root.join(target.name()),
@@ -206,9 +239,30 @@ impl PtxBuilder {
                     self.crate_dir.join("Cargo.toml").display()
                 );
                 println!("cargo:rerun-if-env-changed=WARPKIT_TOOLCHAIN");
+                println!("cargo:rerun-if-env-changed=WARPKIT_NO_CUBIN");
                 let mut code = format!("pub static {name}: &[(&str, &str)] = &[\n");
                 for p in &ptx {
                     code += &format!("    ({:?}, include_str!({:?})),\n", p.target.name(), p.path);
+                }
+                code += "];\n";
+                let cubins = if self.cubins {
+                    match cubin::assemble_all(&ptx, self.ptxas.clone()) {
+                        Ok(c) => c,
+                        Err(e) => {
+                            println!("cargo:warning=warpkit-builder: no cubins embedded: {e}");
+                            Vec::new()
+                        }
+                    }
+                } else {
+                    Vec::new()
+                };
+                code += &format!(
+                    "/// Cubins assembled by ptxas for the targets above (target name, ELF image);\n\
+                     /// load one only on a device of exactly that compute capability.\n\
+                     pub static {name}_CUBIN: &[(&str, &[u8])] = &[\n"
+                );
+                for (target, path) in &cubins {
+                    code += &format!("    ({:?}, include_bytes!({:?})),\n", target.name(), path);
                 }
                 code += "];\n";
                 let out = PathBuf::from(
@@ -236,11 +290,19 @@ impl PtxBuilder {
     ) -> Result<(PathBuf, Vec<PathBuf>), BuildError> {
         let mut cmd = Command::new("cargo");
         clean_cargo_env(&mut cmd);
+        let mut flags = target.rustc_flags();
+        // MIR jump threading can duplicate a block that ends in `bar.sync` into the arms of a
+        // divergent branch (rust-lang/rust#137086): a barrier some threads never reach.
+        flags.push("-Zmir-enable-passes=-JumpThreading".into());
         cmd.env("RUSTUP_TOOLCHAIN", &toolchain.name)
-            .env("CARGO_ENCODED_RUSTFLAGS", target.rustc_flags().join("\x1f"))
+            .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
             .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", linker)
             .env(link::LLVM_BIN_ENV, &toolchain.llvm_bin)
             .env(link::CPU_ENV, target.name())
+            .env(
+                link::LIBDEVICE_ENV,
+                self.libdevice.clone().unwrap_or_default(),
+            )
             .arg("rustc")
             .arg("--manifest-path")
             .arg(self.crate_dir.join("Cargo.toml"))

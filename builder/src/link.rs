@@ -17,6 +17,9 @@ pub(crate) const LLVM_BIN_ENV: &str = "WARPKIT_BUILDER_LINKER_LLVM_BIN";
 /// Set when `llc` must emit for another target than rustc compiled for (below sm_70).
 pub(crate) const CPU_ENV: &str = "WARPKIT_BUILDER_LINKER_CPU";
 
+/// libdevice's path (empty: not found), linked last with `--only-needed`.
+pub(crate) const LIBDEVICE_ENV: &str = "WARPKIT_BUILDER_LINKER_LIBDEVICE";
+
 /// If rustc started this process as the PTX linker, performs the link and exits.
 ///
 /// [`crate::PtxBuilder`] passes the running executable (normally a `build.rs`) to rustc as
@@ -118,12 +121,43 @@ impl LinkArgs {
             .arg("-o")
             .arg(&crate_bc))?;
         let linked = work.join("linked.bc");
+        // libdevice last, so that the `__nv_*` calls of every member are known by then; only
+        // the functions called are linked (its triple and data layout differ from ours, which
+        // llvm-link accepts with a warning: it is the library nvcc links the same way).
+        let libdevice = std::env::var_os(LIBDEVICE_ENV)
+            .map(PathBuf::from)
+            .filter(|p| p.is_file());
         run(Command::new(llvm.join("llvm-link"))
             .arg(&crate_bc)
             .arg("--only-needed")
             .args(&members)
+            .args(libdevice.as_ref())
             .arg("-o")
             .arg(&linked))?;
+        // `--only-needed` takes from each file what is needed *when that file comes*: a symbol
+        // an earlier archive defines but a later one first needs (the panic handler, which
+        // warpkit defines and core's formatting calls) stays undefined. Link again until
+        // nothing more resolves.
+        let mut undefined = undefined_symbols(&llvm, &linked)?;
+        for pass in 0..4 {
+            if undefined.is_empty() {
+                break;
+            }
+            let next = work.join(format!("linked{pass}.bc"));
+            run(Command::new(llvm.join("llvm-link"))
+                .arg(&linked)
+                .arg("--only-needed")
+                .args(&members)
+                .args(libdevice.as_ref())
+                .arg("-o")
+                .arg(&next))?;
+            let now = undefined_symbols(&llvm, &next)?;
+            std::fs::rename(&next, &linked).map_err(|e| BuildError::io(&linked, e))?;
+            if now == undefined {
+                break;
+            }
+            undefined = now;
+        }
 
         let optimized = work.join("optimized.bc");
         let level = match self.opt_level.as_str() {
@@ -157,9 +191,106 @@ impl LinkArgs {
             llc.arg(format!("-mattr={}", features.join(",")));
         }
         run(llc.arg(&optimized).arg("-o").arg(&partial))?;
+        let ptx = std::fs::read_to_string(&partial).map_err(|e| BuildError::io(&partial, e))?;
+        check_externs(&ptx, libdevice.is_some())?;
+        // Each link pass appends the members' module-level `global_asm!` again: keep one copy.
+        let deduped = dedupe_module_asm(&ptx);
+        if deduped.len() != ptx.len() {
+            std::fs::write(&partial, deduped).map_err(|e| BuildError::io(&partial, e))?;
+        }
         std::fs::rename(&partial, &self.output).map_err(|e| BuildError::io(&self.output, e))?;
         std::fs::remove_dir_all(&work).map_err(|e| BuildError::io(&work, e))
     }
+}
+
+/// Drops repeated module-level `.shared`/`.extern .shared` declarations (the text of
+/// `global_asm!`, which every `llvm-link` pass appends again), keeping the first of each.
+fn dedupe_module_asm(ptx: &str) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = String::with_capacity(ptx.len());
+    let mut depth = 0usize;
+    for line in ptx.split_inclusive('\n') {
+        let t = line.trim();
+        let module_level = depth == 0
+            && (t.starts_with(".shared ") || t.starts_with(".extern .shared "))
+            && t.ends_with(';');
+        if !(module_level && !seen.insert(t.to_owned())) {
+            out.push_str(line);
+        }
+        depth += line.matches('{').count();
+        depth = depth.saturating_sub(line.matches('}').count());
+    }
+    out
+}
+
+/// The names `llvm-nm --undefined-only` lists for a bitcode file.
+fn undefined_symbols(llvm: &Path, file: &Path) -> Result<Vec<String>, BuildError> {
+    let out = Command::new(llvm.join("llvm-nm"))
+        .args(["--undefined-only", "--format=just-symbols"])
+        .arg(file)
+        .output()
+        .map_err(|e| BuildError::Link(format!("cannot run llvm-nm: {e}")))?;
+    if !out.status.success() {
+        return Err(BuildError::Link(format!(
+            "llvm-nm failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty() && !l.starts_with("llvm."))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// The PTX may call only functions the driver provides at load time (`vprintf`, `malloc`,
+/// `free`, `__assertfail`); an `__nv_*` function left undefined means libdevice was missing.
+fn check_externs(ptx: &str, have_libdevice: bool) -> Result<(), BuildError> {
+    const DRIVER: [&str; 4] = ["vprintf", "malloc", "free", "__assertfail"];
+    let mut missing = Vec::new();
+    for line in ptx
+        .lines()
+        .filter(|l| l.trim_start().starts_with(".extern .func"))
+    {
+        let rest = line.trim_start()[".extern .func".len()..].trim_start();
+        // An optional `(.param ... func_retval0)` return, then the name.
+        let rest = match rest.strip_prefix('(') {
+            Some(r) => r.split_once(')').map_or("", |(_, after)| after),
+            None => rest,
+        };
+        let name = rest
+            .split(|c: char| c.is_whitespace() || c == '(')
+            .find(|w| !w.is_empty())
+            .unwrap_or("");
+        if !DRIVER.contains(&name) {
+            missing.push(name.to_owned());
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let nv: Vec<&str> = missing
+        .iter()
+        .map(String::as_str)
+        .filter(|n| n.starts_with("__nv_"))
+        .collect();
+    if !nv.is_empty() && !have_libdevice {
+        return Err(BuildError::Link(format!(
+            "the kernels call libdevice function(s) {} (warpkit::math) but libdevice.10.bc was not \
+             found: set WARPKIT_LIBDEVICE=/path/to/libdevice.10.bc, install the CUDA toolkit \
+             (/usr/local/cuda/nvvm/libdevice/libdevice.10.bc, or set CUDA_HOME), or run \
+             `cargo xtask setup`, which unpacks it from the nvidia-cuda-nvcc-cu12 wheel into \
+             target/tools/ptxas/",
+            nv.join(", ")
+        )));
+    }
+    Err(BuildError::Link(format!(
+        "the PTX calls undefined function(s) {}: only {} are provided by the CUDA driver",
+        missing.join(", "),
+        DRIVER.join(", ")
+    )))
 }
 
 fn run(cmd: &mut Command) -> Result<(), BuildError> {
@@ -212,6 +343,31 @@ mod tests {
         assert_eq!(a.cpu, "sm_100a");
         assert_eq!(a.features, ["+ptx86"]);
         assert_eq!(a.output, PathBuf::from("/t/deps/warpkit.ptx"));
+    }
+
+    #[test]
+    fn repeated_module_asm_is_kept_once() {
+        let ptx = ".extern .shared .align 16 .b8 d[];\n.extern .shared .align 16 .b8 d[];\n.shared .align 16 .b8 S[64];\n.entry k()\n{\n.shared .align 4 .b8 x[4];\n.shared .align 4 .b8 x[4];\n}\n.shared .align 16 .b8 S[64];\n";
+        assert_eq!(
+            dedupe_module_asm(ptx),
+            ".extern .shared .align 16 .b8 d[];\n.shared .align 16 .b8 S[64];\n.entry k()\n{\n.shared .align 4 .b8 x[4];\n.shared .align 4 .b8 x[4];\n}\n"
+        );
+    }
+
+    #[test]
+    fn undefined_functions_other_than_the_drivers_are_refused() {
+        let vprintf = ".extern .func  (.param .b32 func_retval0) vprintf\n(\n\t.param .b64 vprintf_param_0\n)\n;";
+        assert!(check_externs(vprintf, false).is_ok());
+        let sin = ".extern .func  (.param .b32 func_retval0) __nv_sinf\n(\n\t.param .b32 __nv_sinf_param_0\n)\n;";
+        let e = check_externs(sin, false).unwrap_err().to_string();
+        assert!(
+            e.contains("__nv_sinf") && e.contains("WARPKIT_LIBDEVICE"),
+            "{e}"
+        );
+        let e = check_externs(".extern .func foo\n(\n)\n;", true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("foo"), "{e}");
     }
 
     #[test]

@@ -2,10 +2,11 @@
 
 use crate::error::{During as _, Error};
 use crate::kernels::Table;
-use crate::module::Module;
+use crate::module::{Image, Module};
 use crate::ptx;
 use cudarc::driver::{CudaContext, CudaStream, result, sys};
 use std::sync::Arc;
+use warpkit_builder::Target;
 
 /// warpkit's kernels loaded on one device. Cheap to clone (one `Arc`); `Send + Sync`: share
 /// it between threads freely (every call binds its context to the calling thread).
@@ -27,6 +28,8 @@ struct Inner {
     module: Module,
     ctx: Arc<CudaContext>,
     target: &'static str,
+    /// Loaded from the target's cubin (no JIT) rather than its PTX.
+    cubin: bool,
     name: String,
     multiprocessors: u32,
     compute: (u32, u32),
@@ -65,23 +68,35 @@ pub fn open_device(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
 
 impl Warpkit {
     /// Opens device `ordinal` (its primary context, shared with cudarc, candle, cust...) and
-    /// loads the newest embedded PTX that runs on it.
+    /// loads the newest embedded target that runs on it: its cubin when the device is exactly
+    /// that target (no JIT compilation), else its PTX.
     pub fn new(ordinal: usize) -> Result<Warpkit, Error> {
         Self::on(&open_device(ordinal)?)
     }
 
-    /// Loads the newest embedded PTX that runs on `ctx`'s device into `ctx`.
+    /// Loads the newest embedded target that runs on `ctx`'s device into `ctx` (its cubin
+    /// when there is one for exactly this device, else its PTX).
     pub fn on(ctx: &Arc<CudaContext>) -> Result<Warpkit, Error> {
-        Self::load(ctx, None)
+        Self::load(ctx, None, true)
+    }
+
+    /// Like [`Warpkit::on`], from the PTX even where a cubin fits: the driver JIT-compiles it
+    /// at load (to compare load times, or to run the PTX path on purpose).
+    pub fn from_ptx(ctx: &Arc<CudaContext>) -> Result<Warpkit, Error> {
+        Self::load(ctx, None, false)
     }
 
     /// Like [`Warpkit::on`], but loads the PTX built for `target` (e.g. `sm_70` on a newer
     /// device, which the driver compiles for it: how the shuffle fallbacks run on new GPUs).
     pub fn with_target(ctx: &Arc<CudaContext>, target: &str) -> Result<Warpkit, Error> {
-        Self::load(ctx, Some(target))
+        Self::load(ctx, Some(target), true)
     }
 
-    fn load(ctx: &Arc<CudaContext>, target: Option<&str>) -> Result<Warpkit, Error> {
+    fn load(
+        ctx: &Arc<CudaContext>,
+        target: Option<&str>,
+        prefer_cubin: bool,
+    ) -> Result<Warpkit, Error> {
         ctx.bind_to_thread().during("bind context")?;
         let (major, minor) = ctx.compute_capability().during("device attribute")?;
         let compute = (major as u32, minor as u32);
@@ -97,7 +112,15 @@ impl Warpkit {
                 available: available(),
             })?,
         };
-        let module = Module::load(ctx, text)?;
+        // The cubin of the exact device, when the build embedded one (no JIT at load).
+        let cubin = ptx::cubin_for(target).filter(|_| {
+            prefer_cubin
+                && Target::parse(target).is_some_and(|t| t.compute == compute.0 * 10 + compute.1)
+        });
+        let module = match cubin {
+            Some(cubin) => Module::load(ctx, Image::Cubin(cubin))?,
+            None => Module::load(ctx, Image::Ptx(text))?,
+        };
         let table = Table::load(&module, target)?;
         let multiprocessors = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
@@ -108,6 +131,7 @@ impl Warpkit {
                 module,
                 ctx: ctx.clone(),
                 target,
+                cubin: cubin.is_some(),
                 name: ctx.name().during("device name")?,
                 multiprocessors,
                 compute,
@@ -155,12 +179,13 @@ impl Warpkit {
     pub fn describe(&self) -> String {
         let i = &self.inner;
         format!(
-            "{} (device {}, compute {}.{}, {} SMs), PTX {}",
+            "{} (device {}, compute {}.{}, {} SMs), {} {}",
             i.name,
             i.ctx.ordinal(),
             i.compute.0,
             i.compute.1,
             i.multiprocessors,
+            if i.cubin { "cubin" } else { "PTX" },
             i.target
         )
     }

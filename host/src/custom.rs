@@ -19,7 +19,7 @@
 
 use crate::context::Warpkit;
 use crate::error::Error;
-use crate::module::Module;
+use crate::module::{Image, Module};
 use crate::ops::{Range, Set, input, output, value};
 use crate::queue::{Queue, ScanKind};
 use bytemuck::Pod;
@@ -69,7 +69,7 @@ impl<T: Pod, Op: ReduceOp<T> + Default> CustomKernels<T, Op> {
                 )));
             }
         }
-        let module = Arc::new(Module::load(wk.context(), ptx)?);
+        let module = Arc::new(Module::load(wk.context(), Image::Ptx(ptx))?);
         let resolve = |family: &str| {
             let name = format!("{prefix}_{family}");
             module.kernel(&name)?.ok_or_else(|| {

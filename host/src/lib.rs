@@ -74,6 +74,7 @@ mod custom;
 mod element;
 mod error;
 mod kernels;
+pub mod launch;
 mod module;
 mod ops;
 pub mod ptx;
@@ -86,6 +87,7 @@ pub use custom::{Custom, CustomKernels, declared_layout};
 pub use element::{ArgElement, ArgOp, DeviceOp, Element, Limits, identity};
 pub use error::Error;
 pub use kernels::names as kernel_names;
+pub use module::{Image, Module};
 pub use ops::check_offsets;
 pub use queue::{Queue, ScanKind};
 

@@ -1,4 +1,5 @@
-//! A loaded PTX module and its kernels, on the driver API through `cudarc::driver::result`.
+//! A loaded module (PTX or cubin) and its kernels, on the driver API through
+//! `cudarc::driver::result`.
 //!
 //! Kernels are resolved once, when a table is built; a launch is one `cuLaunchKernel` with a
 //! single `#[repr(C)]` parameter struct.
@@ -8,12 +9,23 @@ use cudarc::driver::{CudaContext, CudaStream, result, sys};
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
 
-/// A PTX module loaded into a context; unloaded on drop.
-pub(crate) struct Module {
+/// What a [`Module`] is loaded from.
+#[derive(Clone, Copy, Debug)]
+pub enum Image<'a> {
+    /// PTX text: compiled by the driver for the device at load time (runs on any device at
+    /// least as new as its target; the driver caches the result unless `CUDA_CACHE_DISABLE=1`).
+    Ptx(&'a str),
+    /// A cubin assembled by `ptxas` (`warpkit-builder` embeds one per target as `NAME_CUBIN`):
+    /// loads without compilation, on its exact compute capability only.
+    Cubin(&'a [u8]),
+}
+
+/// A CUDA module loaded into a context (`cuModuleLoadData`); unloaded on drop, after the
+/// context has finished the work enqueued with its kernels.
+#[derive(Debug)]
+pub struct Module {
     ctx: Arc<CudaContext>,
     raw: sys::CUmodule,
-    /// The `.entry` names of the PTX text it was loaded from.
-    entries: Vec<String>,
 }
 
 // SAFETY: a CUmodule handle may be used from any thread once its context is bound; every use
@@ -23,40 +35,57 @@ unsafe impl Send for Module {}
 unsafe impl Sync for Module {}
 
 impl Module {
-    /// JIT-compiles and loads `ptx` into `ctx`.
-    pub(crate) fn load(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Module, Error> {
+    /// Loads `image` into `ctx` (a PTX image is JIT-compiled here).
+    pub fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Module, Error> {
         ctx.bind_to_thread().during("bind context")?;
-        let text = CString::new(ptx).map_err(|_| {
-            Error::MissingKernel("PTX text contains a NUL byte; it cannot be loaded".into())
-        })?;
-        // SAFETY: a NUL-terminated PTX image, alive for the call.
-        let raw = unsafe { result::module::load_data(text.as_ptr() as *const c_void) }
-            .during("load PTX module")?;
+        let raw = match image {
+            Image::Ptx(ptx) => {
+                let text = CString::new(ptx).map_err(|_| {
+                    Error::MissingKernel("PTX text contains a NUL byte; it cannot be loaded".into())
+                })?;
+                // SAFETY: a NUL-terminated PTX image, alive for the call.
+                unsafe { result::module::load_data(text.as_ptr() as *const c_void) }
+                    .during("load PTX module")?
+            }
+            Image::Cubin(cubin) => {
+                if !cubin.starts_with(b"\x7fELF") {
+                    return Err(Error::MissingKernel(
+                        "the cubin image is not an ELF file; pass the bytes ptxas wrote".into(),
+                    ));
+                }
+                // SAFETY: an ELF image (self-describing in length), alive for the call.
+                unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
+                    .during("load cubin module")?
+            }
+        };
         Ok(Module {
             ctx: ctx.clone(),
             raw,
-            entries: crate::ptx::entries(ptx).map(str::to_owned).collect(),
         })
     }
 
-    /// The kernel `name`, or `None` when the PTX has no such `.entry`.
+    /// The kernel `name`, or `None` when the module has no such entry point.
     pub(crate) fn kernel(&self, name: &str) -> Result<Option<Kernel>, Error> {
-        if !self.has_entry(name) {
-            return Ok(None);
-        }
         self.ctx.bind_to_thread().during("bind context")?;
-        Ok(Some(Kernel {
-            raw: self.function(name)?,
-        }))
+        match self.function(name) {
+            Ok(raw) => Ok(Some(Kernel { raw })),
+            Err(Error::Driver { source, .. })
+                if source.0 == sys::cudaError_enum::CUDA_ERROR_NOT_FOUND =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
     }
 
-    /// Whether the PTX defines `.entry name`.
-    pub(crate) fn has_entry(&self, name: &str) -> bool {
-        self.entries.iter().any(|e| e == name)
-    }
-
-    pub(crate) fn context(&self) -> &Arc<CudaContext> {
+    /// The context the module is loaded in.
+    pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
+    }
+
+    /// The raw handle, valid while `self` is.
+    pub fn cu_module(&self) -> sys::CUmodule {
+        self.raw
     }
 
     /// Any function of the module by name (the caller binds the context).

@@ -17,6 +17,15 @@ pub fn for_target(name: &str) -> Option<&'static str> {
         .map(|(_, p)| *p)
 }
 
+/// The cubin `ptxas` assembled for a target name, if the build had `ptxas` (see
+/// `warpkit_builder::find_ptxas`) and `WARPKIT_NO_CUBIN` was not set.
+pub fn cubin_for(name: &str) -> Option<&'static [u8]> {
+    KERNELS_PTX_CUBIN
+        .iter()
+        .find(|(t, _)| *t == name)
+        .map(|(_, c)| *c)
+}
+
 /// The newest embedded target that runs on compute capability `major.minor`: an
 /// arch-specific target (`sm_100a`) only on its own device, others on any newer one.
 pub fn best_for(major: u32, minor: u32) -> Option<(&'static str, &'static str)> {

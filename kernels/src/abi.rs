@@ -13,7 +13,7 @@
 pub mod params {
     /// `reduce` kernels: `output[0]` = the reduction of `input[..len]`.
     #[repr(C)]
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
     pub struct Reduce {
         pub input: u64,
         pub len: u64,
@@ -26,7 +26,7 @@ pub mod params {
 
     /// `scan` kernels: `output[..len]` = the scan of `input[..len]`.
     #[repr(C)]
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
     pub struct Scan {
         pub input: u64,
         pub output: u64,
@@ -43,7 +43,7 @@ pub mod params {
 
     /// `rows_*` kernels: one reduction or scan per row.
     #[repr(C)]
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
     pub struct Rows {
         pub input: u64,
         /// `rows + 1` row offsets (`u64`), or 0 for rows of `width`.
@@ -55,6 +55,8 @@ pub mod params {
         pub exclusive: u32,
         pub padding: u32,
     }
+
+    crate::device_arg!(Reduce, Scan, Rows);
 }
 
 /// Sizes of the device storage the kernels use, in the units the host allocates.
@@ -85,7 +87,7 @@ pub mod layout {
     /// launch captured in a CUDA graph and replayed sees a fresh epoch every time, with no host
     /// involvement.
     #[repr(C)]
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
     pub struct ScanControl {
         /// Runs so far, modulo [`MAX_EPOCH`]; status words of this run carry `epoch + 1`.
         pub epoch: u32,

@@ -11,7 +11,8 @@
 //! | [`device`] | the single-pass device reduce and scan and the row-wise ones that `warpkit-host` launches |
 //! | [`abi`] | the host–device contract: the library kernels' parameters, storage layout and names |
 //! | [`ops`] | the operators: [`ops::Sum`], [`ops::Min`], [`ops::Max`], arg-min/max, bitwise, your own ([`ops::ReduceOp`]) |
-//! | [`kernel`](mod@kernel) | writing kernels: [`kernel!`], [`shared!`], [`shared_array!`], CUDA-named indices, [`kernel::sync_threads`] |
+//! | [`kernel`](mod@kernel) | writing kernels: [`#[kernel]`](macro@kernel) and its typed launch ([`kernel::launch`]), CUDA-named indices, [`shared!`], [`shared_array!`], [`kernel::dynamic_shared`], [`kernel::sync_threads`], [`println!`] ([`kernel::print`]), the panic handler that prints ([`kernel::panic`]) |
+//! | [`math`] | `f32`/`f64` math functions from libdevice (linked by `warpkit-builder`) |
 //! | `model` | (host only) the CPU reference model of every instruction, from the PTX ISA's pseudo-code |
 //!
 //! The test and benchmark kernels (conformance kernels, one shim kernel per instruction
@@ -31,7 +32,7 @@
 //! registers are named after the register (`%lanemask_lt` is [`lanemask_lt`](instr::sreg::lanemask_lt),
 //! `%tid.x` is [`tid_x`](instr::sreg::tid_x)). Two exceptions, for the memory layer: `atom_*` puts the
 //! operation first (`atom.acq_rel.gpu.add.u32` is
-//! [`atom_add_acq_rel_gpu_u32`](instr::memory::atom_add_acq_rel_gpu_u32), so the family sorts by
+//! [`atom_add_acq_rel_gpu_u32`](instr::atomic::atom_add_acq_rel_gpu_u32), so the family sorts by
 //! operation), and [`nanosleep`](instr::memory::nanosleep) drops the `.u32` of its only form.
 //!
 //! The CUDA C++ name of the same operation is a `#[doc(alias)]` on the wrapper (search the
@@ -71,41 +72,39 @@
 //! A kernel crate is `#![no_std]`, depends on `warpkit`, and is built into PTX by
 //! `warpkit-builder` (see `examples/user-kernels`):
 //!
-//! ```ignore
-//! // ignore: kernel! emits `extern "ptx-kernel"` functions, which exist only on nvptx64.
-//! #![no_std]
-//! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
-//! use warpkit::{kernel::{global_index, lane_id}, ops::Sum, warp::Warp};
-//!
-//! warpkit::kernel! {
-//!     /// One sum per warp.
-//!     pub unsafe fn warp_sums(input: *const f32, out: *mut f32) {
-//!         let i = global_index();
-//!         let total = Warp::full().reduce(unsafe { *input.add(i) }, Sum);
-//!         if lane_id() == 0 {
-//!             unsafe { *out.add(i / 32) = total };
-//!         }
-//!     }
-//! }
 //! ```
+//! // A kernel crate's root also has
+//! // #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
+//! use warpkit::{kernel::{self, global_index, lane_id}, ops::Sum, warp::Warp};
 //!
-//! The body of such a kernel type-checks on the host too:
-//!
-//! ```no_run
-//! use warpkit::{kernel::{global_index, lane_id}, ops::Sum, warp::Warp};
-//!
-//! unsafe fn warp_sums(input: *const f32, out: *mut f32) {
+//! /// One sum per warp.
+//! ///
+//! /// # Safety
+//! /// One thread per input value; `out` holds one value per warp.
+//! #[kernel]
+//! pub unsafe fn warp_sums(input: *const f32, out: *mut f32) {
 //!     let i = global_index();
 //!     let total = Warp::full().reduce(unsafe { *input.add(i) }, Sum);
 //!     if lane_id() == 0 {
 //!         unsafe { *out.add(i / 32) = total };
 //!     }
 //! }
+//! # fn main() {}
 //! ```
+//!
+//! [`#[kernel]`](macro@kernel) makes the function a PTX entry point on nvptx64; on the host it
+//! type-checks the same body and gives a launch descriptor (`warp_sums`, implementing
+//! [`kernel::launch::KernelSignature`]) that `warpkit-host`'s typed launcher takes, so a
+//! launch with the wrong arguments does not compile. The authoring guide is `docs/authoring.md`.
 #![no_std]
+// `${concat(..)}` names the scoped atomics (`instr::atomic`).
+#![feature(macro_metavar_expr_concat)]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
 // `extern "ptx-kernel"`: only the library's own entry points (feature `kernels`) use it.
 #![cfg_attr(all(target_arch = "nvptx64", feature = "kernels"), feature(abi_ptx))]
+
+// `#[kernel]` names `::warpkit::kernel::launch`, also in this crate's own kernels.
+extern crate self as warpkit;
 
 /// The body of a function that emits a GPU instruction: the body itself on nvptx64, a panic
 /// on the host (where the function exists for `warpkit-host`, the docs and type checks).
@@ -124,11 +123,14 @@ macro_rules! device_only {
 pub(crate) use device_only;
 
 pub mod abi;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod block;
 pub mod device;
 pub mod instr;
 pub mod kernel;
+pub mod math;
 pub mod ops;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod warp;
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -136,19 +138,15 @@ pub mod model;
 
 pub use bytemuck::Pod;
 pub use instr::LaneMask;
+/// Declares a kernel entry point: see [`kernel::launch`] and the crate docs.
+pub use warpkit_macros::kernel;
 
 /// What a GPU-only function does when called on the host.
 #[cfg(not(target_arch = "nvptx64"))]
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn host_stub() -> ! {
+#[doc(hidden)]
+pub fn host_stub() -> ! {
     panic!("warpkit: this function runs on an NVIDIA GPU only (it was called on the host)")
-}
-
-#[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    // SAFETY: `trap` aborts the kernel; it has no precondition.
-    unsafe { core::arch::nvptx::trap() }
 }

@@ -14,6 +14,7 @@ pub mod ptx {
     include!(concat!(env!("OUT_DIR"), "/test_kernels_ptx.rs"));
     include!(concat!(env!("OUT_DIR"), "/legacy_ptx.rs"));
     include!(concat!(env!("OUT_DIR"), "/library_ptx.rs"));
+    include!(concat!(env!("OUT_DIR"), "/library_sm60_ptx.rs"));
 }
 
 /// A random generator from a fresh seed, printed so a failure can be replayed

@@ -74,29 +74,47 @@ pub fn ptxas() -> Result<PathBuf, String> {
     }
     let dir = tools_dir().join("ptxas");
     let bin = dir.join("nvidia/cuda_nvcc/bin/ptxas");
-    if bin.is_file() {
+    // libdevice (for warpkit::math) comes from the same wheel; older set-ups lack it.
+    let libdevice = dir.join("nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc");
+    if bin.is_file() && libdevice.is_file() {
         return Ok(bin);
     }
-    eprintln!("fetching ptxas ({PTXAS_WHEEL}) into {}", dir.display());
+    eprintln!(
+        "fetching ptxas and libdevice ({PTXAS_WHEEL}) into {}",
+        dir.display()
+    );
     let wheels = tools_dir().join("wheels");
-    run(
-        Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--only-binary=:all:",
-                "-d",
-            ])
-            .arg(&wheels)
-            .arg(PTXAS_WHEEL),
-        "pip download of the ptxas wheel (needs python3 with pip and access to PyPI; or set WARPKIT_PTXAS)",
-    )?;
+    let have_wheel = std::fs::read_dir(&wheels).is_ok_and(|mut d| {
+        d.any(|e| {
+            e.is_ok_and(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("nvidia_cuda_nvcc_cu12-")
+            })
+        })
+    });
+    if !have_wheel {
+        run(
+            Command::new("python3")
+                .args([
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    "-d",
+                ])
+                .arg(&wheels)
+                .arg(PTXAS_WHEEL),
+            "pip download of the ptxas wheel (needs python3 with pip and access to PyPI; or set WARPKIT_PTXAS)",
+        )?;
+    }
     let unzip = "import sys, zipfile, glob, os\n\
         w = glob.glob(os.path.join(sys.argv[1], 'nvidia_cuda_nvcc_cu12-*.whl'))[0]\n\
-        zipfile.ZipFile(w).extract('nvidia/cuda_nvcc/bin/ptxas', sys.argv[2])\n";
+        z = zipfile.ZipFile(w)\n\
+        z.extract('nvidia/cuda_nvcc/bin/ptxas', sys.argv[2])\n\
+        z.extract('nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc', sys.argv[2])\n";
     run(
         Command::new("python3")
             .args(["-c", unzip])

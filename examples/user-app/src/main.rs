@@ -1,41 +1,160 @@
-//! Launches the example kernels of `user-kernels` with cudarc, runs warpkit's reduce and scan
-//! on the same cudarc buffers, and (feature `custom`) warpkit's device reduce and scan on the
-//! custom types of `user-kernels`: composing affine maps (not commutative) and an arg-max
-//! over key/index pairs. Everything is checked against the CPU. Without a GPU it says so and
+//! Launches the example kernels of `user-kernels`, type-checked through their `#[kernel]`
+//! descriptors, runs warpkit's reduce and scan on the same cudarc buffers and on the kernel
+//! crate's own types (composing affine maps, which is not commutative, and an arg-max over
+//! key/index pairs), and checks every result against the CPU. Without a GPU it says so and
 //! exits successfully.
+//!
+//! Run on a GPU machine: `cargo run --release -p user-app` (or the binary from `cargo xtask
+//! gpu-pack`). It prints the module load time of the PTX and of the cubin, then one line per
+//! check; it exits non-zero at the first mismatch. `--child print|assert` are the kernels run
+//! in a child process (their output goes to the process's stdout; a trap kills the context).
 
-use cudarc::driver::{LaunchConfig, PushKernelArg};
-use cudarc::nvrtc::Ptx;
+use cudarc::driver::{CudaContext, CudaStream, LaunchConfig};
+use half::f16;
 use rand::Rng;
-use warpkit::ops::{Max, Sum};
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+use std::time::Instant;
 use warpkit_builder::Target;
-use warpkit_host::{Queue, ScanKind, Warpkit, open_device};
+use warpkit_host::launch::{Image, Kernel, Module, device_ptr, device_ptr_mut, launch};
 
 include!(concat!(env!("OUT_DIR"), "/user_kernels_ptx.rs"));
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = match open_device(0) {
+type Error = Box<dyn std::error::Error>;
+
+fn cfg(grid: u32, block: u32, shared: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: shared,
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let child = args
+        .iter()
+        .position(|a| a == "--child")
+        .and_then(|i| args.get(i + 1));
+    // SAFETY: only probes whether libcuda can be opened.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        println!("skipped: no CUDA driver library (libcuda) on this machine");
+        return ExitCode::SUCCESS;
+    }
+    let ctx = match CudaContext::new(0) {
         Ok(c) => c,
-        Err(e) if e.is_no_gpu() => {
-            println!("skipped: {e}");
-            return Ok(());
+        Err(e) => {
+            println!("skipped: no CUDA device ({e})");
+            return ExitCode::SUCCESS;
         }
-        Err(e) => return Err(e.into()),
     };
+    let result = match child.map(String::as_str) {
+        Some("print") => child_print(&ctx),
+        Some("assert") => child_assert(&ctx),
+        Some(other) => Err(format!("unknown child {other}").into()),
+        None => run(&ctx),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            println!("FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The best module for the device: the cubin of exactly its compute capability if there is
+/// one, else the PTX of the newest target it runs. Prints what it chose.
+fn load_best(ctx: &Arc<CudaContext>, quiet: bool) -> Result<Module, Error> {
     let (major, minor) = ctx.compute_capability()?;
     let (major, minor) = (major as u32, minor as u32);
-    let (target, ptx) = USER_KERNELS_PTX
+    let exact = |t: &Target| t.compute == major * 10 + minor;
+    if let Some((t, cubin)) = USER_KERNELS_PTX_CUBIN
         .iter()
-        .filter(|(t, _)| Target::parse(t).is_some_and(|t| t.runs_on(major, minor)))
-        .max_by_key(|(t, _)| Target::parse(t).map(|t| (t.compute, t.arch_specific)))
-        .ok_or("no PTX for this device")?;
-    println!(
-        "{} (compute {major}.{minor}): loading PTX for {target}",
-        ctx.name()?
-    );
-    let module = ctx.load_module(Ptx::from_src(*ptx))?;
-    let stream = ctx.new_stream()?;
+        .filter(|(t, _)| Target::parse(t).is_some_and(|t| exact(&t)))
+        .max_by_key(|(t, _)| Target::parse(t).map(|t| t.arch_specific))
+    {
+        if !quiet {
+            println!("loading the cubin for {t}");
+        }
+        return Ok(Module::load(ctx, Image::Cubin(cubin))?);
+    }
+    let (t, ptx) = best_ptx(major, minor).ok_or("no PTX for this device")?;
+    if !quiet {
+        println!("loading the PTX for {t} (no cubin for compute {major}.{minor})");
+    }
+    Ok(Module::load(ctx, Image::Ptx(ptx))?)
+}
 
+fn best_ptx(major: u32, minor: u32) -> Option<(&'static str, &'static str)> {
+    Target::best_for(USER_KERNELS_PTX, major, minor)
+}
+
+/// Module load time of the PTX (JIT-compiled by the driver) and of the cubin, for the
+/// device's own target.
+fn measure_load_times(ctx: &Arc<CudaContext>) -> Result<(), Error> {
+    let (major, minor) = ctx.compute_capability()?;
+    let (major, minor) = (major as u32, minor as u32);
+    let cache = if std::env::var_os("CUDA_CACHE_DISABLE").is_some_and(|v| v == "1") {
+        "JIT cache disabled"
+    } else {
+        "JIT cache on: set CUDA_CACHE_DISABLE=1 for cold numbers"
+    };
+    if let Some((t, ptx)) = best_ptx(major, minor) {
+        for round in 0..2 {
+            let start = Instant::now();
+            let m = Module::load(ctx, Image::Ptx(ptx))?;
+            let took = start.elapsed();
+            drop(m);
+            println!(
+                "module load, PTX {t} ({} bytes), load {}: {:.2} ms ({cache})",
+                ptx.len(),
+                round + 1,
+                took.as_secs_f64() * 1e3
+            );
+        }
+    }
+    match USER_KERNELS_PTX_CUBIN
+        .iter()
+        .find(|(t, _)| Target::parse(t).is_some_and(|t| t.compute == major * 10 + minor))
+    {
+        Some((t, cubin)) => {
+            for round in 0..2 {
+                let start = Instant::now();
+                let m = Module::load(ctx, Image::Cubin(cubin))?;
+                let took = start.elapsed();
+                drop(m);
+                println!(
+                    "module load, cubin {t} ({} bytes), load {}: {:.2} ms",
+                    cubin.len(),
+                    round + 1,
+                    took.as_secs_f64() * 1e3
+                );
+            }
+        }
+        None => println!("no cubin for compute {major}.{minor}: PTX only"),
+    }
+    Ok(())
+}
+
+fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
+    println!("{} (compute {:?})", ctx.name()?, ctx.compute_capability()?);
+    measure_load_times(ctx)?;
+    let module = load_best(ctx, false)?;
+    let stream = ctx.new_stream()?;
+    check_warp_stats(&module, &stream)?;
+    check_block_shapes(&module, &stream)?;
+    check_histogram(&module, &stream)?;
+    check_math(&module, &stream)?;
+    check_half(&module, &stream)?;
+    check_library(ctx, &stream)?;
+    check_child("print", check_print_output)?;
+    check_child("assert", check_assert_output)?;
+    println!("all checks passed");
+    Ok(())
+}
+
+fn check_warp_stats(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error> {
     let n = 1 << 16;
     let mut rng = rand::rng();
     let values: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
@@ -44,135 +163,730 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sums = stream.clone_htod(&vec![f32::NAN; n / 32])?;
     let mut maxima = stream.clone_htod(&vec![f32::NAN; n / 8])?;
     let mut ranks = stream.clone_htod(&vec![u32::MAX; n])?;
-    let cfg = LaunchConfig {
-        grid_dim: ((n / 256) as u32, 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    let warp_stats = module.load_function("warp_stats")?;
-    // SAFETY: the kernel takes these five pointers; one thread per value.
+    let k = Kernel::<user_kernels::warp_stats>::find(module)?;
+    // SAFETY: one thread per value, outputs sized as the kernel documents.
     unsafe {
-        stream
-            .launch_builder(&warp_stats)
-            .arg(&dv)
-            .arg(&dk)
-            .arg(&mut sums)
-            .arg(&mut maxima)
-            .arg(&mut ranks)
-            .launch(cfg)?;
+        launch(
+            &k,
+            stream,
+            cfg((n / 256) as u32, 256, 0),
+            (
+                device_ptr(&dv, stream),
+                device_ptr(&dk, stream),
+                device_ptr_mut(&mut sums, stream),
+                device_ptr_mut(&mut maxima, stream),
+                device_ptr_mut(&mut ranks, stream),
+            ),
+        )?;
     }
     let values_u: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
     let du = stream.clone_htod(&values_u)?;
     let mut prefix = stream.clone_htod(&vec![u32::MAX; n])?;
-    let block_prefix_sums = module.load_function("block_prefix_sums")?;
-    // SAFETY: the kernel takes two pointers; 256-thread blocks cover the input.
+    let k = Kernel::<user_kernels::block_prefix_sums>::find(module)?;
+    // SAFETY: 256-thread blocks cover the input.
     unsafe {
-        stream
-            .launch_builder(&block_prefix_sums)
-            .arg(&du)
-            .arg(&mut prefix)
-            .launch(cfg)?;
+        launch(
+            &k,
+            stream,
+            cfg((n / 256) as u32, 256, 0),
+            (device_ptr(&du, stream), device_ptr_mut(&mut prefix, stream)),
+        )?;
     }
-    let (s, m) = (stream.clone_dtoh(&sums)?, stream.clone_dtoh(&maxima)?);
-    let (r, p) = (stream.clone_dtoh(&ranks)?, stream.clone_dtoh(&prefix)?);
+    let (s, m, r, p) = (
+        stream.clone_dtoh(&sums)?,
+        stream.clone_dtoh(&maxima)?,
+        stream.clone_dtoh(&ranks)?,
+        stream.clone_dtoh(&prefix)?,
+    );
     for (w, got) in s.iter().enumerate() {
         let want: f64 = values[w * 32..][..32].iter().map(|&x| x as f64).sum();
-        assert!(
-            (*got as f64 - want).abs() < 1e-4,
-            "warp {w}: {got} vs {want}"
-        );
+        if (*got as f64 - want).abs() >= 1e-4 {
+            return Err(format!("warp {w}: {got} vs {want}").into());
+        }
     }
     for (g, got) in m.iter().enumerate() {
         let want = values[g * 8..][..8]
             .iter()
             .cloned()
             .fold(f32::NEG_INFINITY, f32::max);
-        assert_eq!(*got, want, "group {g}");
+        if *got != want {
+            return Err(format!("group {g}: max {got} vs {want}").into());
+        }
     }
     for i in 0..n {
         let base = i / 32 * 32;
         let want = (base..i).filter(|&j| keys[j] == keys[i]).count() as u32;
-        assert_eq!(r[i], want, "rank of lane {i}");
+        if r[i] != want {
+            return Err(format!("rank of lane {i}: {} vs {want}", r[i]).into());
+        }
         let block = i / 256 * 256;
         let want: u32 = values_u[block..=i].iter().sum();
-        assert_eq!(p[i], want, "block prefix at {i}");
+        if p[i] != want {
+            return Err(format!("block prefix at {i}: {} vs {want}", p[i]).into());
+        }
     }
-    println!(
-        "warp sums, Tile<8> maxima, match.any ranks and block prefix sums of {n} values: all match the CPU"
-    );
-
-    // warpkit's library kernels on the same cudarc buffers and stream.
-    let wk = Warpkit::on(&ctx)?;
-    let mut queue = Queue::new(&wk, &stream)?;
-    let total = queue.reduce(&du, Sum)?;
-    assert_eq!(total, values_u.iter().sum::<u32>());
-    queue.scan(&du, &mut prefix, Max, ScanKind::Inclusive)?;
-    let running_max = stream.clone_dtoh(&prefix)?;
-    let mut best = 0;
-    for (i, &x) in values_u.iter().enumerate() {
-        best = best.max(x);
-        assert_eq!(running_max[i], best, "running max at {i}");
-    }
-    println!("warpkit reduce and scan on the same buffers: match the CPU");
-
-    #[cfg(feature = "custom")]
-    custom::run(&wk, &mut queue, ptx)?;
+    println!("ok: warp sums, Tile<8> maxima, match.any ranks, block prefix sums of {n} values");
     Ok(())
 }
 
-#[cfg(feature = "custom")]
-mod custom {
-    use rand::Rng;
+fn check_block_shapes(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error> {
+    let mut rng = rand::rng();
+    let k = Kernel::<user_kernels::block_scan_any_shape>::find(module)?;
+    for shape in [
+        (16u32, 16u32, 1u32),
+        (32, 8, 1),
+        (8, 4, 8),
+        (96, 1, 1),
+        (2, 16, 3),
+    ] {
+        let threads = (shape.0 * shape.1 * shape.2) as usize;
+        let blocks = 37;
+        let n = threads * blocks;
+        let values: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
+        let dv = stream.clone_htod(&values)?;
+        let mut out = stream.clone_htod(&vec![u32::MAX; n])?;
+        let mut totals = stream.clone_htod(&vec![u32::MAX; blocks])?;
+        let config = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: shape,
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: one value per thread; every shape has a multiple of 32 threads.
+        unsafe {
+            launch(
+                &k,
+                stream,
+                config,
+                (
+                    device_ptr(&dv, stream),
+                    device_ptr_mut(&mut out, stream),
+                    device_ptr_mut(&mut totals, stream),
+                ),
+            )?;
+        }
+        let (got, got_totals) = (stream.clone_dtoh(&out)?, stream.clone_dtoh(&totals)?);
+        for b in 0..blocks {
+            let mut acc = 0u32;
+            for t in 0..threads {
+                acc += values[b * threads + t];
+                if got[b * threads + t] != acc {
+                    return Err(format!(
+                        "block shape {shape:?}, block {b}, thread {t}: {} vs {acc}",
+                        got[b * threads + t]
+                    )
+                    .into());
+                }
+            }
+            if got_totals[b] != acc {
+                return Err(
+                    format!("block shape {shape:?}, block {b}: total {}", got_totals[b]).into(),
+                );
+            }
+        }
+    }
+    println!(
+        "ok: block scans with 16x16, 32x8, 8x4x8, 96x1 and 2x16x3 blocks (warpkit::block by linear thread index)"
+    );
+    Ok(())
+}
+
+fn check_histogram(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error> {
+    let mut rng = rand::rng();
+    let n = 1_000_003usize;
+    let nbins = 1000u32;
+    // Values past the last bin land in it.
+    let values: Vec<u32> = (0..n).map(|_| rng.random_range(0..nbins + 50)).collect();
+    let weights: Vec<f32> = (0..n).map(|_| rng.random_range(0.0..1.0)).collect();
+    let (dv, dw) = (stream.clone_htod(&values)?, stream.clone_htod(&weights)?);
+    let mut bins = stream.alloc_zeros::<u32>(nbins as usize)?;
+    let mut max = stream.alloc_zeros::<u32>(1)?;
+    let mut total = stream.alloc_zeros::<f32>(1)?;
+    let k = Kernel::<user_kernels::histogram>::find(module)?;
+    // SAFETY: sizes as documented; 4 bytes of dynamic shared memory per bin.
+    unsafe {
+        launch(
+            &k,
+            stream,
+            cfg(264, 256, 4 * nbins),
+            (
+                device_ptr(&dv, stream),
+                device_ptr(&dw, stream),
+                n as u32,
+                device_ptr_mut(&mut bins, stream),
+                nbins,
+                device_ptr_mut(&mut max, stream),
+                device_ptr_mut(&mut total, stream),
+            ),
+        )?;
+    }
+    let got = stream.clone_dtoh(&bins)?;
+    let mut want = vec![0u32; nbins as usize];
+    for &v in &values {
+        want[(v.min(nbins - 1)) as usize] += 1;
+    }
+    if got != want {
+        let b = (0..want.len()).find(|&b| got[b] != want[b]).unwrap();
+        return Err(format!("histogram bin {b}: {} vs {}", got[b], want[b]).into());
+    }
+    let got_max = stream.clone_dtoh(&max)?[0];
+    if got_max != *values.iter().max().unwrap() {
+        return Err(format!("atomic max {got_max}").into());
+    }
+    // f32 atomic adds in any order: each add rounds (relative 2^-24) on partial sums of at
+    // most the total, so |error| <= n * 2^-24 * sum.
+    let got_total = stream.clone_dtoh(&total)?[0] as f64;
+    let exact: f64 = weights.iter().map(|&w| w as f64).sum();
+    if (got_total - exact).abs() > n as f64 * 2f64.powi(-24) * exact {
+        return Err(format!("atomic f32 sum {got_total} vs {exact}").into());
+    }
+    println!(
+        "ok: histogram of {n} values in dynamic shared memory (atom.relaxed.cta/gpu.add.u32), atomic max, f32 atomic sum"
+    );
+    Ok(())
+}
+
+/// Ordered distance in ulps (both NaN: 0; -0 and +0: 0).
+fn ulps32(a: f32, b: f32) -> u64 {
+    if a.is_nan() && b.is_nan() {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX;
+    }
+    let o = |x: f32| {
+        let u = x.to_bits() as i64;
+        if u & 0x8000_0000 != 0 {
+            -(u & 0x7fff_ffff)
+        } else {
+            u
+        }
+    };
+    (o(a) - o(b)).unsigned_abs()
+}
+
+fn ulps64(a: f64, b: f64) -> u64 {
+    if a.is_nan() && b.is_nan() {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX;
+    }
+    let o = |x: f64| {
+        let u = x.to_bits() as i128;
+        if u & (1 << 63) != 0 {
+            -(u & 0x7fff_ffff_ffff_ffff)
+        } else {
+            u
+        }
+    };
+    (o(a) - o(b)).unsigned_abs().min(u64::MAX as u128) as u64
+}
+
+/// The host's f64 function for each name of `MATH_FUNCTIONS`, and glibc's documented
+/// maximum ulp error for it on x86_64 (the GNU C Library manual, "Known Maximum Errors in
+/// Math Functions"), which the f64 comparison must allow on top of CUDA's bound.
+fn host_f64(name: &str, x: f64, y: f64, z: f64) -> (f64, u64) {
+    match name {
+        "sqrt" => (x.sqrt(), 0),
+        "cbrt" => (x.cbrt(), 4),
+        "exp" => (x.exp(), 1),
+        "exp2" => (x.exp2(), 1),
+        "exp10" => (10f64.powf(x), 2),
+        "expm1" => (x.exp_m1(), 1),
+        "log" => (x.ln(), 1),
+        "log2" => (x.log2(), 2),
+        "log10" => (x.log10(), 2),
+        "log1p" => (x.ln_1p(), 1),
+        "sin" => (x.sin(), 1),
+        "cos" => (x.cos(), 1),
+        "tan" => (x.tan(), 1),
+        "asin" => (x.asin(), 1),
+        "acos" => (x.acos(), 1),
+        "atan" => (x.atan(), 1),
+        "sinh" => (x.sinh(), 2),
+        "cosh" => (x.cosh(), 2),
+        "tanh" => (x.tanh(), 2),
+        "erf" => (erf(x), 1),
+        "erfc" => (erfc(x), 5),
+        "pow" => (x.powf(y), 1),
+        "atan2" => (x.atan2(y), 1),
+        "hypot" => (x.hypot(y), 1),
+        "fma" => (x.mul_add(y, z), 0),
+        _ => unreachable!("{name}"),
+    }
+}
+
+unsafe extern "C" {
+    #[link_name = "erf"]
+    fn c_erf(x: f64) -> f64;
+    #[link_name = "erfc"]
+    fn c_erfc(x: f64) -> f64;
+}
+
+fn erf(x: f64) -> f64 {
+    // SAFETY: libm's erf is defined for every double.
+    unsafe { c_erf(x) }
+}
+
+fn erfc(x: f64) -> f64 {
+    // SAFETY: libm's erfc is defined for every double.
+    unsafe { c_erfc(x) }
+}
+
+/// Inputs: special values first, then a third uniform in [-4, 4], a third with a random
+/// exponent (2^-40..2^40, either sign), a third uniform in [-1, 1].
+fn math_inputs(n: usize, rng: &mut impl Rng) -> Vec<f64> {
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-40,
+        -1e-40,
+        88.7,
+        -103.0,
+        1e30,
+        std::f64::consts::PI,
+        std::f64::consts::FRAC_PI_2,
+    ];
+    let mut v: Vec<f64> = specials.to_vec();
+    while v.len() < n {
+        let x = match v.len() % 3 {
+            0 => rng.random_range(-4.0..4.0),
+            1 => {
+                let s = if rng.random() { 1.0 } else { -1.0 };
+                s * 2f64.powf(rng.random_range(-40.0..40.0))
+            }
+            _ => rng.random_range(-1.0..1.0),
+        };
+        v.push(x);
+    }
+    v
+}
+
+fn check_math(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error> {
+    let names = user_kernels::MATH_FUNCTIONS;
+    let bound = |name: &str, f64_: bool| -> u64 {
+        let key = if f64_ {
+            name.to_owned()
+        } else {
+            format!("{name}f")
+        };
+        warpkit::math::ULP_BOUNDS
+            .iter()
+            .find(|(n, _, _)| *n == key)
+            .map(|&(_, _, b)| b as u64)
+            .unwrap_or_else(|| panic!("no bound for {key}"))
+    };
+    let mut rng = rand::rng();
+    let n = 1 << 16;
+    let (x, mut y, z) = (
+        math_inputs(n, &mut rng),
+        math_inputs(n, &mut rng),
+        math_inputs(n, &mut rng),
+    );
+    // Pair the specials with each other too.
+    y.rotate_left(3);
+    let mut worst = Vec::new();
+    // f32: the reference is the host's f64 result rounded to f32 (within 0.5 ulp + 2^-29 ulp
+    // of the exact value), so the GPU may be off by CUDA's bound + 1.
+    {
+        let (x32, y32, z32): (Vec<f32>, Vec<f32>, Vec<f32>) = (
+            x.iter().map(|&v| v as f32).collect(),
+            y.iter().map(|&v| v as f32).collect(),
+            z.iter().map(|&v| v as f32).collect(),
+        );
+        let (dx, dy, dz) = (
+            stream.clone_htod(&x32)?,
+            stream.clone_htod(&y32)?,
+            stream.clone_htod(&z32)?,
+        );
+        let mut out = stream.alloc_zeros::<f32>(n * names.len())?;
+        let k = Kernel::<user_kernels::math_f32>::find(module)?;
+        // SAFETY: sizes as documented.
+        unsafe {
+            launch(
+                &k,
+                stream,
+                cfg((n / 256) as u32, 256, 0),
+                (
+                    device_ptr(&dx, stream),
+                    device_ptr(&dy, stream),
+                    device_ptr(&dz, stream),
+                    device_ptr_mut(&mut out, stream),
+                    n as u32,
+                ),
+            )?;
+        }
+        let got = stream.clone_dtoh(&out)?;
+        for (f, name) in names.iter().enumerate() {
+            let allowed = bound(name, false) + 1;
+            let mut max = 0;
+            for i in 0..n {
+                let (a, b, c) = (x32[i] as f64, y32[i] as f64, z32[i] as f64);
+                let want = host_f64(name, a, b, c).0 as f32;
+                let g = got[f * n + i];
+                let d = ulps32(g, want);
+                if d > allowed {
+                    return Err(format!(
+                        "{name}f({a:e}, {b:e}, {c:e}) = {g:e} on the GPU, {want:e} on the host: {d} ulp > {allowed}"
+                    )
+                    .into());
+                }
+                max = max.max(d);
+            }
+            worst.push(format!("{name}f {max}/{allowed}"));
+        }
+    }
+    // f64: the reference is glibc's, itself off by up to its documented bound.
+    {
+        let (dx, dy, dz) = (
+            stream.clone_htod(&x)?,
+            stream.clone_htod(&y)?,
+            stream.clone_htod(&z)?,
+        );
+        let mut out = stream.alloc_zeros::<f64>(n * names.len())?;
+        let k = Kernel::<user_kernels::math_f64>::find(module)?;
+        // SAFETY: sizes as documented.
+        unsafe {
+            launch(
+                &k,
+                stream,
+                cfg((n / 256) as u32, 256, 0),
+                (
+                    device_ptr(&dx, stream),
+                    device_ptr(&dy, stream),
+                    device_ptr(&dz, stream),
+                    device_ptr_mut(&mut out, stream),
+                    n as u32,
+                ),
+            )?;
+        }
+        let got = stream.clone_dtoh(&out)?;
+        for (f, name) in names.iter().enumerate() {
+            let mut max = 0;
+            for i in 0..n {
+                let (want, host_err) = host_f64(name, x[i], y[i], z[i]);
+                let allowed = bound(name, true) + host_err;
+                let g = got[f * n + i];
+                let d = ulps64(g, want);
+                if d > allowed.max(1) && !(g == 0.0 && want.abs() < 1e-300) {
+                    return Err(format!(
+                        "{name}({:e}, {:e}, {:e}) = {g:e} on the GPU, {want:e} on the host: {d} ulp > {allowed}",
+                        x[i], y[i], z[i]
+                    )
+                    .into());
+                }
+                max = max.max(d);
+            }
+            worst.push(format!("{name} {max}"));
+        }
+    }
+    println!(
+        "ok: libdevice math on {n} inputs (specials included) within CUDA's ulp bounds (worst seen / allowed): {}",
+        worst.join(", ")
+    );
+    Ok(())
+}
+
+fn check_half(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error> {
+    let mut rng = rand::rng();
+    let n = 1 << 14;
+    let mut values: Vec<f16> = (0..n)
+        .map(|_| f16::from_f32(rng.random_range(-100.0..100.0)))
+        .collect();
+    // Warp 1 all NaN, warp 2 half NaN, warp 3 signed zeros only.
+    values[32..64].fill(f16::NAN);
+    for i in (64..96).step_by(2) {
+        values[i] = f16::NAN;
+    }
+    for (i, v) in values.iter_mut().enumerate().take(128).skip(96) {
+        *v = if i % 3 == 0 { f16::ZERO } else { f16::NEG_ZERO };
+    }
+    let dv = stream.clone_htod(&values)?;
+    let mut sums = stream.alloc_zeros::<f16>(n / 32)?;
+    let mut minima = stream.alloc_zeros::<f16>(n / 32)?;
+    let mut maxima = stream.alloc_zeros::<f16>(n / 32)?;
+    let k = Kernel::<user_kernels::half_warp_reduce>::find(module)?;
+    // SAFETY: one thread per value.
+    unsafe {
+        launch(
+            &k,
+            stream,
+            cfg((n / 256) as u32, 256, 0),
+            (
+                device_ptr(&dv, stream),
+                device_ptr_mut(&mut sums, stream),
+                device_ptr_mut(&mut minima, stream),
+                device_ptr_mut(&mut maxima, stream),
+            ),
+        )?;
+    }
+    let (s, lo, hi) = (
+        stream.clone_dtoh(&sums)?,
+        stream.clone_dtoh(&minima)?,
+        stream.clone_dtoh(&maxima)?,
+    );
+    for w in 0..n / 32 {
+        let warp = &values[w * 32..][..32];
+        let numbers: Vec<f32> = warp
+            .iter()
+            .map(|v| v.to_f32())
+            .filter(|v| !v.is_nan())
+            .collect();
+        // Min/Max: exact, NaN skipped, -0 < +0, all-NaN gives the canonical NaN 0x7fff.
+        let (want_lo, want_hi) = if numbers.is_empty() {
+            (0x7fff, 0x7fff)
+        } else {
+            let key = |v: &f32| (*v, v.is_sign_positive());
+            let lo = numbers
+                .iter()
+                .min_by(|a, b| key(a).partial_cmp(&key(b)).unwrap())
+                .unwrap();
+            let hi = numbers
+                .iter()
+                .max_by(|a, b| key(a).partial_cmp(&key(b)).unwrap())
+                .unwrap();
+            (f16::from_f32(*lo).to_bits(), f16::from_f32(*hi).to_bits())
+        };
+        if (lo[w].to_bits(), hi[w].to_bits()) != (want_lo, want_hi) {
+            return Err(format!(
+                "f16 warp {w}: min/max {:#x}/{:#x}, expected {want_lo:#x}/{want_hi:#x}",
+                lo[w].to_bits(),
+                hi[w].to_bits()
+            )
+            .into());
+        }
+        // Sum: a tree of 5 levels, each combine rounded to f16 (unit roundoff 2^-11):
+        // |error| <= ((1 + 2^-11)^5 - 1) * sum |x|.
+        let got = s[w].to_f32() as f64;
+        if numbers.len() < 32 {
+            if !got.is_nan() {
+                return Err(format!("f16 warp {w}: sum {got} of values with NaN").into());
+            }
+            continue;
+        }
+        let exact: f64 = warp.iter().map(|v| v.to_f64()).sum();
+        let abs: f64 = warp.iter().map(|v| v.to_f64().abs()).sum();
+        let tol = ((1.0 + 2f64.powi(-11)).powi(5) - 1.0) * abs;
+        if (got - exact).abs() > tol {
+            return Err(format!("f16 warp {w}: sum {got} vs {exact} (tolerance {tol})").into());
+        }
+    }
+    println!("ok: f16 warp sum (within the 5-rounding bound), min, max (exact, NaN and ±0 rules)");
+    Ok(())
+}
+
+/// Runs this program with `--child <what>`, returns (exit status success, stdout).
+fn check_child(what: &str, check: fn(bool, &str) -> Result<(), Error>) -> Result<(), Error> {
+    let out = Command::new(std::env::current_exe()?)
+        .args(["--child", what])
+        .output()?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    check(out.status.success(), &stdout)
+        .map_err(|e| format!("child `{what}`: {e}\n--- its stdout ---\n{stdout}").into())
+}
+
+const HELLO_LINES: u32 = 40;
+
+fn child_print(ctx: &Arc<CudaContext>) -> Result<(), Error> {
+    let module = load_best(ctx, true)?;
+    let stream = ctx.new_stream()?;
+    let k = Kernel::<user_kernels::say_hello>::find(&module)?;
+    // SAFETY: no pointers.
+    unsafe { launch(&k, &stream, cfg(2, 64, 0), (HELLO_LINES, 0.5f32))? };
+    stream.synchronize()?;
+    Ok(())
+}
+
+fn check_print_output(ok: bool, stdout: &str) -> Result<(), Error> {
+    if !ok {
+        return Err("exited with an error".into());
+    }
+    for i in 0..HELLO_LINES {
+        let line = format!(
+            "hello from thread {i}: {i} squared is {}",
+            (i * i) as f32 * 0.5
+        );
+        let count = stdout.lines().filter(|l| *l == line).count();
+        if count != 1 {
+            return Err(format!("`{line}` printed {count} times").into());
+        }
+    }
+    let hellos = stdout.lines().filter(|l| l.starts_with("hello")).count();
+    if hellos != HELLO_LINES as usize {
+        return Err(format!("{hellos} hello lines, expected {HELLO_LINES}").into());
+    }
+    println!("ok: println! from {HELLO_LINES} GPU threads, each line once and whole");
+    Ok(())
+}
+
+const ZERO_AT: usize = 77;
+
+fn child_assert(ctx: &Arc<CudaContext>) -> Result<(), Error> {
+    let module = load_best(ctx, true)?;
+    let stream = ctx.new_stream()?;
+    let n = 256;
+    let num: Vec<u32> = (0..n as u32).collect();
+    let den: Vec<u32> = (0..n).map(|i| if i == ZERO_AT { 0 } else { 1 }).collect();
+    let (dn, dd) = (stream.clone_htod(&num)?, stream.clone_htod(&den)?);
+    let mut out = stream.alloc_zeros::<u32>(n)?;
+    let k = Kernel::<user_kernels::checked_divide>::find(&module)?;
+    // SAFETY: arrays of n elements.
+    unsafe {
+        launch(
+            &k,
+            &stream,
+            cfg(1, n as u32, 0),
+            (
+                device_ptr(&dn, &stream),
+                device_ptr(&dd, &stream),
+                device_ptr_mut(&mut out, &stream),
+                n as u32,
+            ),
+        )?
+    };
+    match stream.synchronize() {
+        Ok(()) => Err("the kernel did not trap".into()),
+        Err(e) => {
+            println!("synchronize after the trap: {e}");
+            // The context is dead: leave without cleaning up (drops would report errors).
+            std::process::exit(3)
+        }
+    }
+}
+
+fn check_assert_output(_ok: bool, stdout: &str) -> Result<(), Error> {
+    let file = user_kernels::ASSERT_FILE;
+    let line = user_kernels::ASSERT_LINE;
+    let want = format!("zero denominator at index {ZERO_AT}");
+    if !stdout.contains("synchronize after the trap") {
+        return Err("the host saw no launch error".into());
+    }
+    // The panic handler prints `panicked at file:line:col: message (...)` with vprintf, then
+    // CUDA's assertion path prints `file:line: Rust kernel: ... Assertion `message` failed.`
+    // Both must name the file, line and message; at least one must be there.
+    let mut found = Vec::new();
+    for l in stdout.lines() {
+        let location = if let Some(rest) = l.strip_prefix("panicked at ") {
+            rest.split(": ").next().unwrap_or("")
+        } else if l.contains("Assertion `") {
+            l.split(": ").next().unwrap_or("")
+        } else {
+            continue;
+        };
+        // `file:line:col` or `file:line`.
+        let parts: Vec<&str> = location.split(':').collect();
+        let (got_file, got_line) = match parts.as_slice() {
+            [f, l, c] if c.parse::<u32>().is_ok() => (*f, *l),
+            [f, l] => (*f, *l),
+            _ => return Err(format!("cannot read the location in `{l}`").into()),
+        };
+        if got_line != line.to_string() {
+            return Err(format!("line {got_line} in `{l}`, expected {line}").into());
+        }
+        if got_file.is_empty() || !(got_file.ends_with(file) || file.ends_with(got_file)) {
+            return Err(format!("file `{got_file}` in `{l}`, expected `{file}`").into());
+        }
+        if !l.contains(&want) {
+            return Err(format!("`{l}` lacks the message `{want}`").into());
+        }
+        found.push(l.to_owned());
+    }
+    if found.is_empty() {
+        return Err("no `panicked at` or `Assertion` line".into());
+    }
+    println!(
+        "ok: failed assert! printed {} and trapped",
+        found
+            .iter()
+            .map(|l| format!("`{l}`"))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    );
+    Ok(())
+}
+
+/// warpkit's library kernels on the same cudarc stream, on plain and on the kernel crate's
+/// own types (`warpkit::custom_kernels!` in `user-kernels`, `CustomKernels` here).
+fn check_library(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> Result<(), Error> {
     use user_kernels::{Affine, Compose, KeyValue, MaxKey};
-    use warpkit::ops::ReduceOp;
+    use warpkit::ops::{Max, ReduceOp, Sum};
     use warpkit_host::{CustomKernels, Queue, ScanKind, Warpkit};
 
-    pub fn run(
-        wk: &Warpkit,
-        queue: &mut Queue,
-        ptx: &str,
-    ) -> Result<(), Box<dyn std::error::Error>> {
-        let stream = queue.stream().clone();
-        let mut rng = rand::rng();
-        let affine = CustomKernels::<Affine, Compose>::load(wk, ptx, "user_affine")?;
-        let argmax = CustomKernels::<KeyValue, MaxKey>::load(wk, ptx, "user_argmax")?;
-        for n in [1usize, 1000, (1 << 20) + 3] {
-            let maps: Vec<Affine> = (0..n)
-                .map(|_| Affine {
-                    a: rng.random::<u32>() | 1,
-                    b: rng.random(),
-                })
-                .collect();
-            let input = stream.clone_htod(&maps)?;
-            let mut scanned = stream.alloc_zeros::<Affine>(n)?;
-            let total = queue.custom(&affine)?.reduce(&input)?;
-            queue
-                .custom(&affine)?
-                .scan(&input, &mut scanned, ScanKind::Inclusive)?;
-            let got = stream.clone_dtoh(&scanned)?;
-            let mut acc = Compose.identity();
-            for (i, &f) in maps.iter().enumerate() {
-                acc = Compose.combine(acc, f);
-                assert_eq!(got[i], acc, "composed maps, prefix {i} of {n}");
-            }
-            assert_eq!(total, acc, "composition of {n} maps");
-
-            let pairs: Vec<KeyValue> = (0..n)
-                .map(|i| KeyValue {
-                    key: rng.random_range(-1000..1000),
-                    index: i as u32,
-                })
-                .collect();
-            let input = stream.clone_htod(&pairs)?;
-            let best = queue.custom(&argmax)?.reduce(&input)?;
-            let want = pairs
-                .iter()
-                .fold(MaxKey.identity(), |a, &b| MaxKey.combine(a, b));
-            assert_eq!(best, want, "arg-max of {n} keys");
-        }
-        println!(
-            "custom kernels: affine-map composition (reduce, scan) and key arg-max match the CPU"
-        );
-        Ok(())
+    let wk = Warpkit::on(ctx)?;
+    let mut queue = Queue::new(&wk, stream)?;
+    let mut rng = rand::rng();
+    let n = (1 << 16) + 7;
+    let values: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
+    let dv = stream.clone_htod(&values)?;
+    let mut prefix = stream.clone_htod(&vec![u32::MAX; n])?;
+    let total = queue.reduce(&dv, Sum)?;
+    if total != values.iter().sum::<u32>() {
+        return Err(format!("library reduce: {total}").into());
     }
+    queue.scan(&dv, &mut prefix, Max, ScanKind::Inclusive)?;
+    let running_max = stream.clone_dtoh(&prefix)?;
+    let mut best = 0;
+    for (i, &x) in values.iter().enumerate() {
+        best = best.max(x);
+        if running_max[i] != best {
+            return Err(format!("library running max at {i}: {}", running_max[i]).into());
+        }
+    }
+
+    let (major, minor) = ctx.compute_capability()?;
+    let (_, ptx) = best_ptx(major as u32, minor as u32).ok_or("no PTX for this device")?;
+    let affine = CustomKernels::<Affine, Compose>::load(&wk, ptx, "user_affine")?;
+    let argmax = CustomKernels::<KeyValue, MaxKey>::load(&wk, ptx, "user_argmax")?;
+    for n in [1usize, 1000, (1 << 20) + 3] {
+        let maps: Vec<Affine> = (0..n)
+            .map(|_| Affine {
+                a: rng.random::<u32>() | 1,
+                b: rng.random(),
+            })
+            .collect();
+        let input = stream.clone_htod(&maps)?;
+        let mut scanned = stream.alloc_zeros::<Affine>(n)?;
+        let total = queue.custom(&affine)?.reduce(&input)?;
+        queue
+            .custom(&affine)?
+            .scan(&input, &mut scanned, ScanKind::Inclusive)?;
+        let got = stream.clone_dtoh(&scanned)?;
+        let mut acc = Compose.identity();
+        for (i, &f) in maps.iter().enumerate() {
+            acc = Compose.combine(acc, f);
+            if got[i] != acc {
+                return Err(
+                    format!("composed maps, prefix {i} of {n}: {:?} vs {acc:?}", got[i]).into(),
+                );
+            }
+        }
+        if total != acc {
+            return Err(format!("composition of {n} maps: {total:?} vs {acc:?}").into());
+        }
+        let pairs: Vec<KeyValue> = (0..n)
+            .map(|i| KeyValue {
+                key: rng.random_range(-1000..1000),
+                index: i as u32,
+            })
+            .collect();
+        let input = stream.clone_htod(&pairs)?;
+        let best = queue.custom(&argmax)?.reduce(&input)?;
+        let want = pairs
+            .iter()
+            .fold(MaxKey.identity(), |a, &b| MaxKey.combine(a, b));
+        if best != want {
+            return Err(format!("arg-max of {n} keys: {best:?} vs {want:?}").into());
+        }
+    }
+    println!(
+        "ok: warpkit reduce and scan on the same stream; custom kernels: affine-map composition (reduce, scan) and key arg-max"
+    );
+    Ok(())
 }

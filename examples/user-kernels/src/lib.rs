@@ -1,52 +1,247 @@
 //! A kernel crate of your own: `no_std`, depends on `warpkit`, built into PTX by
-//! `warpkit-builder` from the host crate's `build.rs` (see `../user-app`). It also defines
-//! two value types with their operators, shared with the host: the device reduce and scan of
-//! warpkit run on them through `warpkit::custom_kernels!` (feature `custom`) and
+//! `warpkit-builder` from the host crate's `build.rs` (see `../user-app`). Compiled for the
+//! host, the same crate gives the app one typed launch descriptor per `#[kernel]`. It also
+//! defines two value types with their operators, shared with the host: warpkit's device
+//! reduce and scan run on them through `warpkit::custom_kernels!` and
 //! `warpkit_host::CustomKernels`.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
-#[cfg(target_arch = "nvptx64")]
+use half::f16;
+// `warpkit::kernel` is both the attribute and the module of kernel-authoring functions.
+use warpkit::kernel;
 use warpkit::{
     LaneMask,
     block::{self, TempStorage},
-    instr::sreg::lanemask_lt,
-    kernel::{global_index, lane_id},
-    ops::{Max, Sum},
+    instr::{atomic::*, sreg::lanemask_lt},
+    kernel::{dynamic_shared::dynamic_shared, lane_id},
+    math,
+    ops::{Max, Min, Sum},
     warp::{Tile, Warp, matching::match_any_sync},
 };
 
-warpkit::kernel! {
-    /// `sums[w]` = the sum of warp `w`'s 32 values, `maxima[g]` = the maximum of each group
-    /// of 8 lanes (a `Tile<8>`), and `ranks[i]` = how many earlier lanes of the warp hold the
-    /// same key (`match.any` and a lane mask).
-    pub unsafe fn warp_stats(values: *const f32, keys: *const u32, sums: *mut f32, maxima: *mut f32, ranks: *mut u32) {
-        let i = global_index();
-        // SAFETY: the host launches one thread per value and sizes every output.
-        unsafe {
+/// `sums[w]` = the sum of warp `w`'s 32 values, `maxima[g]` = the maximum of each group
+/// of 8 lanes (a `Tile<8>`), and `ranks[i]` = how many earlier lanes of the warp hold the
+/// same key (`match.any` and a lane mask).
+///
+/// # Safety
+/// One thread per value; `values`, `keys`, `ranks` hold one element per thread, `sums` one
+/// per warp, `maxima` one per 8 threads.
+#[kernel]
+pub unsafe fn warp_stats(
+    values: *const f32,
+    keys: *const u32,
+    sums: *mut f32,
+    maxima: *mut f32,
+    ranks: *mut u32,
+) {
+    let i = kernel::global_index();
+    // SAFETY: the launch gives one thread per value and sizes every output.
+    unsafe {
+        let v = *values.add(i);
+        let total = Warp::full().reduce(v, Sum);
+        let group_max = Tile::<8>::full().reduce(v, Max);
+        let same_key: LaneMask = match_any_sync(LaneMask::FULL, *keys.add(i));
+        *ranks.add(i) = (same_key.bits() & lanemask_lt()).count_ones();
+        if lane_id() == 0 {
+            *sums.add(i / 32) = total;
+        }
+        if lane_id() % 8 == 0 {
+            *maxima.add(i / 8) = group_max;
+        }
+    }
+}
+
+/// A block-wide inclusive prefix sum with shared memory declared in the kernel.
+///
+/// # Safety
+/// One-dimensional blocks of a multiple of 32 threads; one thread per element.
+#[kernel]
+pub unsafe fn block_prefix_sums(values: *const u32, out: *mut u32) {
+    // SAFETY: a `.shared` variable of this kernel alone, used only by the block scan.
+    let storage = unsafe { &*warpkit::shared!(USER_SCAN_STORAGE: TempStorage<u32>) };
+    let i = kernel::global_index();
+    // SAFETY: every thread of the block calls the block scan with the same storage.
+    unsafe {
+        let (inclusive, _) = block::inclusive_scan(*values.add(i), Sum, storage);
+        *out.add(i) = inclusive;
+    }
+}
+
+/// Block-wide inclusive prefix sums and the block's total for any block shape (2-D and 3-D
+/// blocks: `warpkit::block` orders threads by their linear index): `out[b * threads + t]`
+/// for the thread of linear index `t` in block `b`.
+///
+/// # Safety
+/// One-dimensional grid; blocks of any shape with a multiple of 32 threads; `values` and
+/// `out` hold one element per thread, `totals` one per block.
+#[kernel]
+pub unsafe fn block_scan_any_shape(values: *const u32, out: *mut u32, totals: *mut u32) {
+    // SAFETY: a `.shared` variable of this kernel alone, used only by the block scan.
+    let storage = unsafe { &*warpkit::shared!(USER_SHAPE_STORAGE: TempStorage<u32>) };
+    let t = kernel::linear_thread_index();
+    let i = (kernel::block_idx_x() * kernel::block_threads() + t) as usize;
+    // SAFETY: every thread of the block calls the scan with the same storage.
+    unsafe {
+        let (inclusive, total) = block::inclusive_scan(*values.add(i), Sum, storage);
+        *out.add(i) = inclusive;
+        if t == 0 {
+            *totals.add(kernel::block_idx_x() as usize) = total;
+        }
+    }
+}
+
+/// A histogram of `values[..n]` into `bins` (values `>= nbins` are counted in the last bin),
+/// the largest value into `*max`, and the sum of `weights` into `*total`: each block counts in
+/// dynamic shared memory (`nbins` `u32`s, so launch with `shared_mem_bytes = 4 * nbins`) with
+/// block-scoped atomics, then adds its counts to `bins` with device-scoped ones.
+///
+/// # Safety
+/// One-dimensional grid; `bins` has `nbins` zeroed words, `values` and `weights` `n`
+/// elements; `*max` and `*total` start at 0; `shared_mem_bytes >= 4 * nbins`, `nbins >= 1`.
+#[kernel]
+pub unsafe fn histogram(
+    values: *const u32,
+    weights: *const f32,
+    n: u32,
+    bins: *mut u32,
+    nbins: u32,
+    max: *mut u32,
+    total: *mut f32,
+) {
+    let local: *mut [u32] = dynamic_shared::<u32>();
+    let nbins = (nbins as usize).min(local.len());
+    let local = local.cast::<u32>();
+    let (tid, threads) = (
+        kernel::thread_idx_x() as usize,
+        kernel::block_dim_x() as usize,
+    );
+    // SAFETY: `local` has `nbins` elements (bounded by %dynamic_smem_size); every thread of
+    // the block reaches both barriers; global pointers are sized by the caller.
+    unsafe {
+        for b in (tid..nbins).step_by(threads) {
+            *local.add(b) = 0;
+        }
+        kernel::sync_threads();
+        let mut i = kernel::global_index();
+        while i < n as usize {
             let v = *values.add(i);
-            let total = Warp::full().reduce(v, Sum);
-            let group_max = Tile::<8>::full().reduce(v, Max);
-            let same_key: LaneMask = match_any_sync(LaneMask::FULL, *keys.add(i));
-            *ranks.add(i) = (same_key.bits() & lanemask_lt()).count_ones();
-            if lane_id() == 0 {
-                *sums.add(i / 32) = total;
-            }
-            if lane_id() % 8 == 0 {
-                *maxima.add(i / 8) = group_max;
+            atom_add_relaxed_cta_u32(local.add((v as usize).min(nbins - 1)), 1);
+            atom_max_relaxed_gpu_u32(max, v);
+            atom_add_relaxed_gpu_f32(total, *weights.add(i));
+            i += kernel::grid_threads();
+        }
+        kernel::sync_threads();
+        for b in (tid..nbins).step_by(threads) {
+            let count = *local.add(b);
+            if count != 0 {
+                atom_add_relaxed_gpu_u32(bins.add(b), count);
             }
         }
     }
+}
 
-    /// A block-wide inclusive prefix sum with its typed shared storage declared in the kernel.
-    pub unsafe fn block_prefix_sums(values: *const u32, out: *mut u32) {
-        // SAFETY: a `.shared` variable of this kernel alone, used only by the block scan.
-        let storage = unsafe { &*warpkit::shared!(USER_SCAN_STORAGE: TempStorage<u32>) };
-        let i = global_index();
-        // SAFETY: every thread of the block calls the block scan with the same storage.
+/// Prints one line from each of the first `lines` threads, with `println!`.
+///
+/// # Safety
+/// None beyond a valid launch.
+#[kernel]
+pub unsafe fn say_hello(lines: u32, scale: f32) {
+    let i = kernel::global_index() as u32;
+    if i < lines {
+        warpkit::println!(
+            "hello from thread {i}: {} squared is {}",
+            i,
+            (i * i) as f32 * scale
+        );
+    }
+}
+
+/// Where the failing assertion of [`checked_divide`] is (the app checks the printed location).
+pub const ASSERT_FILE: &str = file!();
+/// The line of that assertion.
+pub const ASSERT_LINE: u32 = line!() + 14;
+
+/// `out[i] = num[i] / den[i]`, asserting that no denominator is zero: a zero makes the
+/// kernel print `panicked at <file>:<line>:<column>: ...` and trap.
+///
+/// # Safety
+/// Arrays of `n` elements.
+#[kernel]
+pub unsafe fn checked_divide(num: *const u32, den: *const u32, out: *mut u32, n: u32) {
+    let i = kernel::global_index();
+    if i < n as usize {
+        // SAFETY: i < n.
         unsafe {
-            let (inclusive, _) = block::inclusive_scan(*values.add(i), Sum, storage);
-            *out.add(i) = inclusive;
+            let d = *den.add(i);
+            assert!(d != 0, "zero denominator at index {i}");
+            *out.add(i) = *num.add(i) / d;
+        }
+    }
+}
+
+/// The functions `math_f32`/`math_f64` evaluate, in output order (unary, then binary, then
+/// `fma`), with their names in `warpkit::math`.
+pub const MATH_FUNCTIONS: &[&str] = &[
+    "sqrt", "cbrt", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf", "erfc", "pow", "atan2", "hypot",
+    "fma",
+];
+
+macro_rules! math_kernel {
+    ($name:ident, $t:ty, $($f:ident)*; $($g:ident)*; $fma:ident) => {
+        /// `out[k * n + i]` = the `k`-th function of [`MATH_FUNCTIONS`] at `x[i]` (binary ones
+        /// at `(x[i], y[i])`, `fma` at `(x[i], y[i], z[i])`).
+        ///
+        /// # Safety
+        /// `x`, `y`, `z` have `n` elements, `out` `n * MATH_FUNCTIONS.len()`.
+        #[kernel]
+        pub unsafe fn $name(x: *const $t, y: *const $t, z: *const $t, out: *mut $t, n: u32) {
+            let i = kernel::global_index();
+            let n = n as usize;
+            if i < n {
+                // SAFETY: as documented.
+                unsafe {
+                    let (a, b, c) = (*x.add(i), *y.add(i), *z.add(i));
+                    let r = [$(math::$f(a),)* $(math::$g(a, b),)* math::$fma(a, b, c)];
+                    for (k, v) in r.iter().enumerate() {
+                        *out.add(k * n + i) = *v;
+                    }
+                }
+            }
+        }
+    };
+}
+
+math_kernel!(math_f32, f32,
+    sqrtf cbrtf expf exp2f exp10f expm1f logf log2f log10f log1pf sinf cosf tanf asinf acosf
+    atanf sinhf coshf tanhf erff erfcf; powf atan2f hypotf; fmaf);
+math_kernel!(math_f64, f64,
+    sqrt cbrt exp exp2 exp10 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh
+    tanh erf erfc; pow atan2 hypot; fma);
+
+/// Per warp of `f16` values: the sum, minimum and maximum (`Warp::reduce` with the half
+/// operators: combined in `f32`, rounded to `f16` after each combine).
+///
+/// # Safety
+/// One thread per value; outputs hold one element per warp.
+#[kernel]
+pub unsafe fn half_warp_reduce(
+    values: *const f16,
+    sums: *mut f16,
+    minima: *mut f16,
+    maxima: *mut f16,
+) {
+    let i = kernel::global_index();
+    // SAFETY: as documented.
+    unsafe {
+        let v = *values.add(i);
+        let w = Warp::full();
+        let (s, lo, hi) = (w.reduce(v, Sum), w.reduce(v, Min), w.reduce(v, Max));
+        if lane_id() == 0 {
+            *sums.add(i / 32) = s;
+            *minima.add(i / 32) = lo;
+            *maxima.add(i / 32) = hi;
         }
     }
 }
@@ -121,7 +316,5 @@ unsafe impl cudarc::driver::DeviceRepr for KeyValue {}
 unsafe impl cudarc::driver::ValidAsZeroBits for KeyValue {}
 
 // `user_affine_{reduce,scan,rows_reduce,rows_scan}`, `user_affine_layout`, and the same for `user_argmax`.
-#[cfg(feature = "custom")]
 warpkit::custom_kernels! { prefix: user_affine, value: Affine, op: Compose }
-#[cfg(feature = "custom")]
 warpkit::custom_kernels! { prefix: user_argmax, value: KeyValue, op: MaxKey }

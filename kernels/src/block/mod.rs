@@ -7,7 +7,11 @@
 //!
 //! # Safety (every function here)
 //! - Every thread of the block calls the function, with the same `op` and `storage`.
-//! - The block has a multiple of 32 threads, at most 1024, along x only.
+//! - The block has a multiple of 32 threads (`Dx·Dy·Dz`), at most 1024, in any shape (256×1,
+//!   32×8, 16×16, 8×8×4 ...): warps are the hardware's, by the linear thread index
+//!   ([`linear_thread_index`](crate::kernel::linear_thread_index)). A partial last warp is
+//!   refused by this condition rather than handled: the warp layer shuffles with the full
+//!   mask, which is undefined when lanes of the mask do not exist.
 //! - Nothing else uses `storage` from the call until the block has synchronized again after
 //!   it (the functions' own barriers end the call: the storage may be reused by the next
 //!   block-wide call without another barrier).
@@ -17,7 +21,7 @@ mod storage;
 pub use storage::TempStorage;
 
 use crate::instr::sreg::laneid;
-use crate::kernel::{block_dim_x, sync_threads, thread_idx_x};
+use crate::kernel::{block_threads, linear_thread_index, sync_threads};
 use crate::ops::ReduceOp;
 use crate::warp::Warp;
 use bytemuck::Pod;
@@ -52,12 +56,12 @@ pub unsafe fn reduce<T: Pod, Op: ReduceOp<T>>(value: T, op: Op, storage: &TempSt
 #[inline(always)]
 unsafe fn gather_warp_values<T: Pod>(value: T, filler: T, storage: &TempStorage<T>) -> T {
     let lane = laneid();
-    let warps = block_dim_x() / 32;
+    let warps = block_threads() / 32;
     // SAFETY: called by every thread; each warp's lane 0 writes its own slot, and the slots
     // are read only after the barrier.
     unsafe {
         if lane == 0 {
-            storage.write(thread_idx_x() / 32, value);
+            storage.write(linear_thread_index() / 32, value);
         }
         sync_threads();
         let gathered = if lane < warps {
@@ -88,7 +92,7 @@ pub unsafe fn exclusive_scan<T: Pod, Op: ReduceOp<T>>(
     // SAFETY: forwarded.
     let (before_warp, block_total) =
         unsafe { scan_warp_totals(warp.shfl(inclusive, 31), op, storage) };
-    let prefix = match (thread_idx_x() < 32, lane == 0) {
+    let prefix = match (linear_thread_index() < 32, lane == 0) {
         (true, true) => op.identity(),
         (true, false) => exclusive,
         (false, true) => before_warp,
@@ -109,8 +113,8 @@ pub unsafe fn scan_warp_totals<T: Pod, Op: ReduceOp<T>>(
     storage: &TempStorage<T>,
 ) -> (T, T) {
     let warp = Warp::full();
-    let warp_id = thread_idx_x() / 32;
-    let warps = block_dim_x() / 32;
+    let warp_id = linear_thread_index() / 32;
+    let warps = block_threads() / 32;
     // SAFETY: forwarded.
     let total = unsafe { gather_warp_values(warp_total, op.identity(), storage) };
     let inclusive = warp.inclusive_scan(total, op);
@@ -135,7 +139,7 @@ pub unsafe fn inclusive_scan<T: Pod, Op: ReduceOp<T>>(
 ) -> (T, T) {
     // SAFETY: forwarded.
     let (prefix, total) = unsafe { exclusive_scan(value, op, storage) };
-    let inclusive = if thread_idx_x() == 0 {
+    let inclusive = if linear_thread_index() == 0 {
         value
     } else {
         op.combine(prefix, value)

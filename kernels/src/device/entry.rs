@@ -27,8 +27,8 @@ macro_rules! __kernel_shared {
 macro_rules! __reduce_kernel {
     ($name:expr, $item:ty, $acc:ty, $op:expr, $load:expr, $finish:expr) => {
         const _: () = {
-            #[unsafe(export_name = $name)]
-            unsafe extern "ptx-kernel" fn kernel(p: $crate::abi::params::Reduce) {
+            #[$crate::kernel(name = $name)]
+            unsafe fn kernel(p: $crate::abi::params::Reduce) {
                 let shared =
                     $crate::__kernel_shared!($name, $crate::device::reduce::ReduceShared<$acc>);
                 // SAFETY: the host launches with the tuning's block size and the abi's buffers.
@@ -52,8 +52,8 @@ macro_rules! __reduce_kernel {
 macro_rules! __scan_kernel {
     ($name:expr, $item:ty, $acc:ty, $op:expr, $load:expr, $store:expr) => {
         const _: () = {
-            #[unsafe(export_name = $name)]
-            unsafe extern "ptx-kernel" fn kernel(p: $crate::abi::params::Scan) {
+            #[$crate::kernel(name = $name)]
+            unsafe fn kernel(p: $crate::abi::params::Scan) {
                 let shared = $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$acc,
                     { $crate::device::tuning::scan_stripes(core::mem::size_of::<$item>()) },
                     { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) }>);
@@ -75,15 +75,15 @@ macro_rules! __scan_kernel {
 macro_rules! __rows_kernels {
     ($reduce:expr, $scan:expr, $item:ty, $acc:ty, $op:expr, $load:expr, $store:expr) => {
         const _: () = {
-            #[unsafe(export_name = $reduce)]
-            unsafe extern "ptx-kernel" fn reduce(p: $crate::abi::params::Rows) {
+            #[$crate::kernel(name = $reduce)]
+            unsafe fn reduce(p: $crate::abi::params::Rows) {
                 // SAFETY: the host checks offsets and sizes.
                 unsafe {
                     $crate::device::rows::rows_reduce::<$item, $acc, _>(p, $op, $load, $store)
                 }
             }
-            #[unsafe(export_name = $scan)]
-            unsafe extern "ptx-kernel" fn scan(p: $crate::abi::params::Rows) {
+            #[$crate::kernel(name = $scan)]
+            unsafe fn scan(p: $crate::abi::params::Rows) {
                 // SAFETY: the host checks offsets and sizes.
                 unsafe { $crate::device::rows::rows_scan::<$item, $acc, _>(p, $op, $load, $store) }
             }
@@ -136,6 +136,7 @@ macro_rules! custom_kernels {
 /// The library's kernels, from the one list.
 #[cfg(all(target_arch = "nvptx64", feature = "kernels"))]
 mod library {
+    use crate::ops::half::Half16;
     use crate::ops::{ArgMax, ArgMin, Indexed, Max, Min, Sum};
     use half::{bf16, f16};
 
@@ -164,68 +165,12 @@ mod library {
     macro_rules! per_half {
         ($ty:ident, [$(($op:ident, $name:ident)),*]) => {
             $(
-                crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, f32, $op, |_, x: $ty| <$ty as Half>::widen(x), |x: f32| x);
-                crate::__scan_kernel!(crate::kernel_name!(scan, $name, $ty), $ty, f32, $op, <$ty as Half>::widen, <$ty as Half>::narrow);
+                crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, f32, $op, |_, x: $ty| <$ty as Half16>::widen(x), |x: f32| x);
+                crate::__scan_kernel!(crate::kernel_name!(scan, $name, $ty), $ty, f32, $op, <$ty as Half16>::widen, <$ty as Half16>::narrow);
                 crate::__rows_kernels!(crate::kernel_name!(rows_reduce, $name, $ty), crate::kernel_name!(rows_scan, $name, $ty),
-                    $ty, f32, $op, <$ty as Half>::widen, <$ty as Half>::narrow);
+                    $ty, f32, $op, <$ty as Half16>::widen, <$ty as Half16>::narrow);
             )*
         };
-    }
-
-    /// 16-bit floats accumulated in `f32`: widened exactly, narrowed once, rounding to nearest
-    /// even (`cvt`; in software for `bf16` below sm_80).
-    trait Half: Sized {
-        fn widen(self) -> f32;
-        fn narrow(x: f32) -> Self;
-    }
-
-    impl Half for f16 {
-        #[inline(always)]
-        fn widen(self) -> f32 {
-            let r: f32;
-            // SAFETY: a conversion has no precondition.
-            unsafe {
-                core::arch::asm!("cvt.f32.f16 {r}, {x};", r = out(reg32) r, x = in(reg16) self.to_bits(),
-                    options(pure, nomem, nostack, preserves_flags))
-            };
-            r
-        }
-        #[inline(always)]
-        fn narrow(x: f32) -> f16 {
-            let r: u16;
-            // SAFETY: a conversion has no precondition.
-            unsafe {
-                core::arch::asm!("cvt.rn.f16.f32 {r}, {x};", r = out(reg16) r, x = in(reg32) x,
-                    options(pure, nomem, nostack, preserves_flags))
-            };
-            f16::from_bits(r)
-        }
-    }
-
-    impl Half for bf16 {
-        #[inline(always)]
-        fn widen(self) -> f32 {
-            f32::from_bits((self.to_bits() as u32) << 16)
-        }
-        #[cfg(target_feature = "sm_80")]
-        #[inline(always)]
-        fn narrow(x: f32) -> bf16 {
-            let r: u16;
-            // SAFETY: a conversion has no precondition.
-            unsafe {
-                core::arch::asm!("cvt.rn.bf16.f32 {r}, {x};", r = out(reg16) r, x = in(reg32) x,
-                    options(pure, nomem, nostack, preserves_flags))
-            };
-            bf16::from_bits(r)
-        }
-        #[cfg(not(target_feature = "sm_80"))]
-        #[inline(always)]
-        fn narrow(x: f32) -> bf16 {
-            let bits = x.to_bits();
-            let rounded = (bits.wrapping_add(0x7fff + ((bits >> 16) & 1)) >> 16) as u16;
-            let quiet_nan = (bits >> 16) as u16 | 0x40;
-            bf16::from_bits(if x.is_nan() { quiet_nan } else { rounded })
-        }
     }
 
     crate::library_kernels!(library);

@@ -23,9 +23,15 @@ pub mod tuning;
 #[repr(C, align(16))]
 pub struct Vector<T, const N: usize>(pub [T; N]);
 
+#[cfg(not(warpkit_target_below_sm70))]
 mod entry;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod reduce;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod rows;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod scan;
+#[cfg(not(warpkit_target_below_sm70))]
 mod sync;
+#[cfg(not(warpkit_target_below_sm70))]
 mod tile_status;

@@ -17,7 +17,7 @@ use super::tuning::{REDUCE_THREADS, REDUCE_UNROLL, vectorizes};
 use crate::abi::layout::reduce_tile_items;
 use crate::abi::params;
 use crate::block::{self, TempStorage};
-use crate::instr::memory::atom_add_acq_rel_gpu_u32;
+use crate::instr::atomic::atom_add_acq_rel_gpu_u32;
 use crate::kernel as thread;
 use crate::ops::ReduceOp;
 use bytemuck::Pod;

@@ -8,8 +8,10 @@ use super::LaneMask;
 #[doc = include_str!("convergence.md")]
 ///
 /// PTX ISA: [`bar.warp.sync`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-bar-warp-sync).
-/// PTX 6.0, sm_30+.
+/// PTX 6.0, sm_30+; offered on sm_70+ only (below, the lanes of `membermask` must reach it
+/// converged, which a safe function cannot promise).
 #[doc(alias = "__syncwarp")]
+#[cfg(not(warpkit_target_below_sm70))]
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 #[inline(always)]
 pub fn bar_warp_sync(membermask: LaneMask) {

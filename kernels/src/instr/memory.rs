@@ -1,10 +1,10 @@
-//! Memory-order instructions: relaxed loads and stores at GPU scope, atomic adds, a timed
+//! Memory-order instructions: relaxed loads and stores at GPU scope, a timed
 //! pause, and the shared-to-generic address conversion.
 //!
 //! Blocks of a grid communicate through global memory (the device scan's tile status, the
 //! device reduce's ticket counter). A plain `ld` may be served by the SM's L1, which is not
 //! coherent between SMs; `ld.relaxed.gpu` and `st.relaxed.gpu` are *strong* operations at GPU
-//! scope, seen by every SM, and `atom.acq_rel.gpu` also orders the accesses around it (PTX ISA,
+//! scope, seen by every SM, and `atom.acq_rel.gpu` ([`crate::instr::atomic`]) also orders the accesses around it (PTX ISA,
 //! [Memory Consistency Model](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#memory-consistency-model)).
 //! Each wrapper is one instruction; none of them has a `membermask` (they are per thread).
 //! Loads, stores and atomics are not `nomem`/`readonly` to the compiler: it keeps them in
@@ -68,47 +68,6 @@ ld_relaxed!(ld_relaxed_gpu_u32, u32, reg32, "ld.relaxed.gpu.u32");
 ld_relaxed!(ld_relaxed_gpu_u64, u64, reg64, "ld.relaxed.gpu.u64");
 st_relaxed!(st_relaxed_gpu_u32, u32, reg32, "st.relaxed.gpu.u32");
 st_relaxed!(st_relaxed_gpu_u64, u64, reg64, "st.relaxed.gpu.u64");
-
-/// Defines an atomic add at GPU scope.
-macro_rules! atom_add {
-    ($name:ident, $sem:literal, $what:literal) => {
-        #[doc = concat!("`atom.", $sem, ".gpu.add.u32 d, [p], v`: adds `v` to the `u32` at `p` atomically at GPU")]
-        #[doc = concat!("scope and returns the old value; ", $what)]
-        ///
-        /// PTX ISA: [`atom`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-atom).
-        /// PTX 6.0, sm_70+ (with `.sem` and `.scope`).
-        ///
-        /// # Safety
-        /// `p` is a valid, aligned pointer to a `u32` in global memory.
-        #[doc(alias = "atomicAdd")]
-        #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
-        #[inline(always)]
-        pub unsafe fn $name(p: *mut u32, v: u32) -> u32 {
-            crate::device_only! {
-                let old: u32;
-                // SAFETY: the caller passes a valid global pointer.
-                unsafe {
-                    core::arch::asm!(concat!("atom.", $sem, ".gpu.add.u32 {o}, [{p}], {v};"), o = out(reg32) old,
-                        v = in(reg32) v, p = in(reg64) p, options(nostack));
-                }
-                old
-            }
-        }
-    };
-}
-
-atom_add!(
-    atom_add_acq_rel_gpu_u32,
-    "acq_rel",
-    "an acquire and a release: what this thread wrote before is visible to a thread that \
-     acquires the new value, and what the thread that wrote the old value released is visible \
-     here."
-);
-atom_add!(
-    atom_add_relaxed_gpu_u32,
-    "relaxed",
-    "relaxed: atomic, but it orders no other access."
-);
 
 /// `nanosleep.u32 t`: suspends the thread for about `ns` nanoseconds (the hardware picks a
 /// delay in `[0, 2 * ns]`, at most 1 ms): how a spinning thread backs off so it does not

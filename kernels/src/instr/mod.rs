@@ -25,14 +25,24 @@
 
 mod lane_mask;
 
+// Below sm_70 a `.sync` instruction is undefined unless the warp is converged, which a safe
+// function cannot promise: those modules (and the warp, block and device layers) do not exist
+// on such targets (`warpkit-builder` sets `--cfg warpkit_target_below_sm70`).
 pub mod activemask;
+#[cfg(not(warpkit_target_below_sm70))]
+pub mod atomic;
 pub mod barrier;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod matching;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod memory;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod redux;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod shfl;
 pub mod shfl_legacy;
 pub mod sreg;
+#[cfg(not(warpkit_target_below_sm70))]
 pub mod vote;
 
 pub use lane_mask::LaneMask;

@@ -8,155 +8,193 @@ use warpkit::kernel::global_index;
 use warpkit::ops::Sum;
 use warpkit::warp::{Flags, Tile};
 
-warpkit::kernel! {
-    /// `shfl.sync` conformance: warp `w` runs `mode` with `b = w % 64`, `c = clamp | segmask << 8`
-    /// (clamp `w / 64 % 32`, segmask `w / 2048 % 32`) and `mask`. Per lane: the value, the
-    /// predicate and the value of the form without predicate; lanes outside `mask` write
-    /// `0xdeadbeef` and predicate 2 on their own branch.
-    pub unsafe fn warpkit_test_shfl(mode: u32, mask: u32, values: *const u32, out: *mut u32, pred: *mut u32, plain: *mut u32) {
-        let w = global_index() / 32;
-        let slot = global_index();
-        let b = (w % 64) as u32;
-        let c = ((w / 64) % 32) as u32 | ((((w / 2048) % 32) as u32) << 8);
-        // SAFETY: the host sizes every array at 32 words per warp.
-        unsafe {
-            let a = *values.add(slot);
-            match LaneMask::new(mask) {
-                Some(m) => {
-                    let ((d, p), q) = match mode {
-                        0 => (shfl_sync_up_b32_pred(a, b, c, m), shfl_sync_up_b32(a, b, c, m)),
-                        1 => (shfl_sync_down_b32_pred(a, b, c, m), shfl_sync_down_b32(a, b, c, m)),
-                        2 => (shfl_sync_bfly_b32_pred(a, b, c, m), shfl_sync_bfly_b32(a, b, c, m)),
-                        _ => (shfl_sync_idx_b32_pred(a, b, c, m), shfl_sync_idx_b32(a, b, c, m)),
-                    };
-                    *out.add(slot) = d;
-                    *pred.add(slot) = p as u32;
-                    *plain.add(slot) = q;
-                }
-                None => {
-                    *out.add(slot) = 0xdead_beef;
-                    *pred.add(slot) = 2;
-                    *plain.add(slot) = 0xdead_beef;
-                }
+/// `shfl.sync` conformance: warp `w` runs `mode` with `b = w % 64`, `c = clamp | segmask << 8`
+/// (clamp `w / 64 % 32`, segmask `w / 2048 % 32`) and `mask`. Per lane: the value, the
+/// predicate and the value of the form without predicate; lanes outside `mask` write
+/// `0xdeadbeef` and predicate 2 on their own branch.
+#[warpkit::kernel]
+pub unsafe fn warpkit_test_shfl(
+    mode: u32,
+    mask: u32,
+    values: *const u32,
+    out: *mut u32,
+    pred: *mut u32,
+    plain: *mut u32,
+) {
+    let w = global_index() / 32;
+    let slot = global_index();
+    let b = (w % 64) as u32;
+    let c = ((w / 64) % 32) as u32 | ((((w / 2048) % 32) as u32) << 8);
+    // SAFETY: the host sizes every array at 32 words per warp.
+    unsafe {
+        let a = *values.add(slot);
+        match LaneMask::new(mask) {
+            Some(m) => {
+                let ((d, p), q) = match mode {
+                    0 => (
+                        shfl_sync_up_b32_pred(a, b, c, m),
+                        shfl_sync_up_b32(a, b, c, m),
+                    ),
+                    1 => (
+                        shfl_sync_down_b32_pred(a, b, c, m),
+                        shfl_sync_down_b32(a, b, c, m),
+                    ),
+                    2 => (
+                        shfl_sync_bfly_b32_pred(a, b, c, m),
+                        shfl_sync_bfly_b32(a, b, c, m),
+                    ),
+                    _ => (
+                        shfl_sync_idx_b32_pred(a, b, c, m),
+                        shfl_sync_idx_b32(a, b, c, m),
+                    ),
+                };
+                *out.add(slot) = d;
+                *pred.add(slot) = p as u32;
+                *plain.add(slot) = q;
+            }
+            None => {
+                *out.add(slot) = 0xdead_beef;
+                *pred.add(slot) = 2;
+                *plain.add(slot) = 0xdead_beef;
             }
         }
     }
+}
 
-    /// `vote.sync` conformance: per lane, bits all|any|uni|none|not_all, then the ballot.
-    pub unsafe fn warpkit_test_vote(masks: *const u32, preds: *const u32, out: *mut u32, ballots: *mut u32) {
-        let slot = global_index();
-        // SAFETY: the host sizes the arrays (masks: one per warp).
-        unsafe {
-            let p = *preds.add(slot) != 0;
-            if let Some(m) = LaneMask::new(*masks.add(slot / 32)) {
-                *out.add(slot) = vote_sync_all_pred(m, p) as u32 | (vote_sync_any_pred(m, p) as u32) << 1 | (vote_sync_uni_pred(m, p) as u32) << 2
-                    | (vote_sync_all_pred_not(m, p) as u32) << 3 | (vote_sync_any_pred_not(m, p) as u32) << 4;
-                *ballots.add(slot) = vote_sync_ballot_b32(m, p);
+/// `vote.sync` conformance: per lane, bits all|any|uni|none|not_all, then the ballot.
+#[warpkit::kernel]
+pub unsafe fn warpkit_test_vote(
+    masks: *const u32,
+    preds: *const u32,
+    out: *mut u32,
+    ballots: *mut u32,
+) {
+    let slot = global_index();
+    // SAFETY: the host sizes the arrays (masks: one per warp).
+    unsafe {
+        let p = *preds.add(slot) != 0;
+        if let Some(m) = LaneMask::new(*masks.add(slot / 32)) {
+            *out.add(slot) = vote_sync_all_pred(m, p) as u32
+                | (vote_sync_any_pred(m, p) as u32) << 1
+                | (vote_sync_uni_pred(m, p) as u32) << 2
+                | (vote_sync_all_pred_not(m, p) as u32) << 3
+                | (vote_sync_any_pred_not(m, p) as u32) << 4;
+            *ballots.add(slot) = vote_sync_ballot_b32(m, p);
+        }
+    }
+}
+
+/// `match.sync` conformance: per lane any-mask, all-mask and all-predicate, for the low
+/// 32 bits (`.b32`) and the whole 64 (`.b64`).
+#[warpkit::kernel]
+pub unsafe fn warpkit_test_match(masks: *const u32, values: *const u64, out: *mut u32) {
+    let slot = global_index();
+    // SAFETY: the host sizes the arrays: out has 6 words per lane.
+    unsafe {
+        let v = *values.add(slot);
+        if let Some(m) = LaneMask::new(*masks.add(slot / 32)) {
+            let o = out.add(slot * 6);
+            *o = match_any_sync_b32(m, v as u32).bits();
+            let (all, p) = match_all_sync_b32(m, v as u32);
+            *o.add(1) = all;
+            *o.add(2) = p as u32;
+            *o.add(3) = match_any_sync_b64(m, v).bits();
+            let (all, p) = warpkit::warp::matching::match_all_sync(m, f64::from_bits(v));
+            *o.add(4) = all;
+            *o.add(5) = p as u32;
+        }
+    }
+}
+
+/// `redux.sync` conformance: per lane the 9 integer results, then the 8 `f32` results in
+/// `FloatRedux::ALL` order.
+#[warpkit::kernel]
+pub unsafe fn warpkit_test_redux(masks: *const u32, values: *const u32, out: *mut u32) {
+    let slot = global_index();
+    // SAFETY: the host sizes the arrays: out has 17 words per lane.
+    unsafe {
+        let v = *values.add(slot);
+        let f = f32::from_bits(v);
+        if let Some(m) = LaneMask::new(*masks.add(slot / 32)) {
+            let r = [
+                redux_sync_add_u32(m, v),
+                redux_sync_min_u32(m, v),
+                redux_sync_max_u32(m, v),
+                redux_sync_add_i32(m, v as i32) as u32,
+                redux_sync_min_i32(m, v as i32) as u32,
+                redux_sync_max_i32(m, v as i32) as u32,
+                redux_sync_and_b32(m, v),
+                redux_sync_or_b32(m, v),
+                redux_sync_xor_b32(m, v),
+                redux_sync_min_f32(m, f).to_bits(),
+                redux_sync_max_f32(m, f).to_bits(),
+                redux_sync_min_abs_f32(m, f).to_bits(),
+                redux_sync_max_abs_f32(m, f).to_bits(),
+                redux_sync_min_nan_f32(m, f).to_bits(),
+                redux_sync_max_nan_f32(m, f).to_bits(),
+                redux_sync_min_abs_nan_f32(m, f).to_bits(),
+                redux_sync_max_abs_nan_f32(m, f).to_bits(),
+            ];
+            for (k, x) in r.iter().enumerate() {
+                *out.add(slot * 17 + k) = *x;
             }
         }
     }
+}
 
-    /// `match.sync` conformance: per lane any-mask, all-mask and all-predicate, for the low
-    /// 32 bits (`.b32`) and the whole 64 (`.b64`).
-    pub unsafe fn warpkit_test_match(masks: *const u32, values: *const u64, out: *mut u32) {
-        let slot = global_index();
-        // SAFETY: the host sizes the arrays: out has 6 words per lane.
-        unsafe {
-            let v = *values.add(slot);
-            if let Some(m) = LaneMask::new(*masks.add(slot / 32)) {
-                let o = out.add(slot * 6);
-                *o = match_any_sync_b32(m, v as u32).bits();
-                let (all, p) = match_all_sync_b32(m, v as u32);
-                *o.add(1) = all;
-                *o.add(2) = p as u32;
-                *o.add(3) = match_any_sync_b64(m, v).bits();
-                let (all, p) = warpkit::warp::matching::match_all_sync(m, f64::from_bits(v));
-                *o.add(4) = all;
-                *o.add(5) = p as u32;
-            }
-        }
-    }
-
-    /// `redux.sync` conformance: per lane the 9 integer results, then the 8 `f32` results in
-    /// `FloatRedux::ALL` order.
-    pub unsafe fn warpkit_test_redux(masks: *const u32, values: *const u32, out: *mut u32) {
-        let slot = global_index();
-        // SAFETY: the host sizes the arrays: out has 17 words per lane.
-        unsafe {
-            let v = *values.add(slot);
-            let f = f32::from_bits(v);
-            if let Some(m) = LaneMask::new(*masks.add(slot / 32)) {
-                let r = [
-                    redux_sync_add_u32(m, v), redux_sync_min_u32(m, v), redux_sync_max_u32(m, v),
-                    redux_sync_add_i32(m, v as i32) as u32, redux_sync_min_i32(m, v as i32) as u32,
-                    redux_sync_max_i32(m, v as i32) as u32, redux_sync_and_b32(m, v), redux_sync_or_b32(m, v),
-                    redux_sync_xor_b32(m, v),
-                    redux_sync_min_f32(m, f).to_bits(), redux_sync_max_f32(m, f).to_bits(),
-                    redux_sync_min_abs_f32(m, f).to_bits(), redux_sync_max_abs_f32(m, f).to_bits(),
-                    redux_sync_min_nan_f32(m, f).to_bits(), redux_sync_max_nan_f32(m, f).to_bits(),
-                    redux_sync_min_abs_nan_f32(m, f).to_bits(), redux_sync_max_abs_nan_f32(m, f).to_bits(),
-                ];
-                for (k, x) in r.iter().enumerate() {
-                    *out.add(slot * 17 + k) = *x;
-                }
-            }
-        }
-    }
-
-    /// Lane registers: per lane laneid, lanemask eq/lt/le/gt/ge, and `activemask` inside a
-    /// branch that only lanes whose bit is set in `branch` take (others write 0).
-    pub unsafe fn warpkit_test_lanes(branch: u32, out: *mut u32) {
-        let slot = global_index();
-        // SAFETY: out has 7 words per lane.
-        unsafe {
-            let o = out.add(slot * 7);
-            *o = sreg::laneid();
-            *o.add(1) = sreg::lanemask_eq();
-            *o.add(2) = sreg::lanemask_lt();
-            *o.add(3) = sreg::lanemask_le();
-            *o.add(4) = sreg::lanemask_gt();
-            *o.add(5) = sreg::lanemask_ge();
-            *o.add(6) = if branch & sreg::lanemask_eq() != 0 {
-                let m = activemask_b32();
-                bar_warp_sync(m);
-                m.bits()
-            } else {
-                0
-            };
-        }
+/// Lane registers: per lane laneid, lanemask eq/lt/le/gt/ge, and `activemask` inside a
+/// branch that only lanes whose bit is set in `branch` take (others write 0).
+#[warpkit::kernel]
+pub unsafe fn warpkit_test_lanes(branch: u32, out: *mut u32) {
+    let slot = global_index();
+    // SAFETY: out has 7 words per lane.
+    unsafe {
+        let o = out.add(slot * 7);
+        *o = sreg::laneid();
+        *o.add(1) = sreg::lanemask_eq();
+        *o.add(2) = sreg::lanemask_lt();
+        *o.add(3) = sreg::lanemask_le();
+        *o.add(4) = sreg::lanemask_gt();
+        *o.add(5) = sreg::lanemask_ge();
+        *o.add(6) = if branch & sreg::lanemask_eq() != 0 {
+            let m = activemask_b32();
+            bar_warp_sync(m);
+            m.bits()
+        } else {
+            0
+        };
     }
 }
 
 macro_rules! tile_test {
     ($($name:ident: $w:literal;)*) => {$(
-        warpkit::kernel! {
-            /// Warp algorithms on `Tile<W>` with wrapping `u32` sums and an associative but
-            /// not commutative operator (composing affine maps `x -> a*x + b` on `[a, b]`):
-            /// per lane reduce, inclusive, exclusive, reverse inclusive, reverse exclusive,
-            /// segmented inclusive (head flags), segmented reduce (tail flags), then the
-            /// inclusive scan and the reduce of the maps (two words each).
-            pub unsafe fn $name(values: *const u32, flags: *const u32, out: *mut u32) {
-                let slot = global_index();
-                let t = Tile::<$w>::full();
-                let op = warpkit::ops::FnOp {
-                    identity: [1u32, 0],
-                    combine: |f: [u32; 2], g: [u32; 2]| [g[0].wrapping_mul(f[0]), g[0].wrapping_mul(f[1]).wrapping_add(g[1])],
-                };
-                // SAFETY: out has 11 words per lane.
-                unsafe {
-                    let v = *values.add(slot);
-                    let f = *flags.add(slot) != 0;
-                    let map = [v | 1, v.rotate_left(16)];
-                    let (scan, total) = (t.inclusive_scan(map, op), t.reduce(map, op));
-                    let r = [
-                        t.reduce(v, Sum), t.inclusive_scan(v, Sum), t.exclusive_scan(v, Sum),
-                        t.reverse_inclusive_scan(v, Sum), t.reverse_exclusive_scan(v, Sum),
-                        t.segmented_inclusive_scan(v, f, Flags::Head, Sum), t.segmented_reduce(v, f, Flags::Tail, Sum),
-                        scan[0], scan[1], total[0], total[1],
-                    ];
-                    for (k, x) in r.iter().enumerate() {
-                        *out.add(slot * 11 + k) = *x;
-                    }
+        /// Warp algorithms on `Tile<W>` with wrapping `u32` sums and an associative but
+        /// not commutative operator (composing affine maps `x -> a*x + b` on `[a, b]`):
+        /// per lane reduce, inclusive, exclusive, reverse inclusive, reverse exclusive,
+        /// segmented inclusive (head flags), segmented reduce (tail flags), then the
+        /// inclusive scan and the reduce of the maps (two words each).
+        #[warpkit::kernel]
+        pub unsafe fn $name(values: *const u32, flags: *const u32, out: *mut u32) {
+            let slot = global_index();
+            let t = Tile::<$w>::full();
+            let op = warpkit::ops::FnOp {
+                identity: [1u32, 0],
+                combine: |f: [u32; 2], g: [u32; 2]| [g[0].wrapping_mul(f[0]), g[0].wrapping_mul(f[1]).wrapping_add(g[1])],
+            };
+            // SAFETY: out has 11 words per lane.
+            unsafe {
+                let v = *values.add(slot);
+                let f = *flags.add(slot) != 0;
+                let map = [v | 1, v.rotate_left(16)];
+                let (scan, total) = (t.inclusive_scan(map, op), t.reduce(map, op));
+                let r = [
+                    t.reduce(v, Sum), t.inclusive_scan(v, Sum), t.exclusive_scan(v, Sum),
+                    t.reverse_inclusive_scan(v, Sum), t.reverse_exclusive_scan(v, Sum),
+                    t.segmented_inclusive_scan(v, f, Flags::Head, Sum), t.segmented_reduce(v, f, Flags::Tail, Sum),
+                    scan[0], scan[1], total[0], total[1],
+                ];
+                for (k, x) in r.iter().enumerate() {
+                    *out.add(slot * 11 + k) = *x;
                 }
             }
         }

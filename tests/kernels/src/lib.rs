@@ -14,9 +14,10 @@
 
 pub mod shims;
 
-#[cfg(all(target_arch = "nvptx64", not(feature = "legacy-shfl")))]
+// On the host too: `#[kernel]` type-checks the bodies there.
+#[cfg(not(feature = "legacy-shfl"))]
 mod bandwidth;
-#[cfg(all(target_arch = "nvptx64", not(feature = "legacy-shfl")))]
+#[cfg(not(feature = "legacy-shfl"))]
 mod conformance;
 #[cfg(all(target_arch = "nvptx64", feature = "legacy-shfl"))]
 mod legacy;

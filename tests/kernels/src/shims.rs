@@ -39,8 +39,9 @@ macro_rules! shims {
             since: stringify!($since),
         },)*];
 
-        $(warpkit::kernel! {
+        $(
             #[allow(clippy::missing_safety_doc)]
+            #[warpkit::kernel]
             pub unsafe fn $name(io: *mut u32) {
                 // SAFETY: io holds 4 words per thread. Per-lane data: a warp-uniform value
                 // would let ptxas prove a shuffle is the identity and drop it.
@@ -53,7 +54,7 @@ macro_rules! shims {
                 // SAFETY: as above.
                 unsafe { *io.add(3) = r };
             }
-        })*
+        )*
     };
 }
 
@@ -61,7 +62,9 @@ macro_rules! shims {
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 mod families {
     use warpkit::LaneMask;
-    use warpkit::instr::{activemask::*, barrier::*, matching::*, memory::*, redux::*, shfl::*};
+    use warpkit::instr::{
+        activemask::*, atomic::*, barrier::*, matching::*, memory::*, redux::*, shfl::*,
+    };
     use warpkit::instr::{sreg::*, vote::*};
     use warpkit::ops::Sum;
     use warpkit::warp::{Tile, shfl::*};
@@ -156,16 +159,51 @@ mod families {
     // SAFETY (the `unsafe` blocks below): `p` is the thread's own 4 aligned words of global
     // memory; every thread of the block reaches `bar.sync 0`.
     shims! {
-        /// Memory-order instructions, on the thread's own `io` words.
+        /// Memory-order instructions (not atomics), on the thread's own `io` words.
         pub MEMORY {
             warpkit_instr_ld_relaxed_gpu_u32 => "ld.relaxed.gpu.u32" * 1, since sm_70: |_a, _b, _c, p| unsafe { ld_relaxed_gpu_u32(p) };
             warpkit_instr_ld_relaxed_gpu_u64 => "ld.relaxed.gpu.u64" * 1, since sm_70: |_a, _b, _c, p| unsafe { ld_relaxed_gpu_u64(p.cast()) } as u32;
             warpkit_instr_st_relaxed_gpu_u32 => "st.relaxed.gpu.u32" * 1, since sm_70: |a, _b, _c, p| { unsafe { st_relaxed_gpu_u32(p.add(2), a) }; a };
             warpkit_instr_st_relaxed_gpu_u64 => "st.relaxed.gpu.u64" * 1, since sm_70: |a, b, _c, p| { unsafe { st_relaxed_gpu_u64(p.cast(), (a as u64) << 32 | b as u64) }; a };
-            warpkit_instr_atom_add_acq_rel_gpu_u32 => "atom.acq_rel.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_acq_rel_gpu_u32(p.add(1), a) };
-            warpkit_instr_atom_add_relaxed_gpu_u32 => "atom.relaxed.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_relaxed_gpu_u32(p.add(1), a) };
             warpkit_instr_nanosleep => "nanosleep.u32" * 1, since sm_70: |a, _b, _c| { nanosleep(a); a };
             warpkit_instr_cvta_shared_u64 => "cvta.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_shared_u64(a as u64) as u32;
+        }
+    }
+    // SAFETY (the `unsafe` blocks below): `p + 2` is the thread's own 8-byte-aligned words of
+    // global memory, touched by no other thread.
+    shims! {
+        /// Scoped atomics (`atom{.sem}{.scope}.op.type`): every semantics and scope of `add.u32`,
+        /// and every operation and type at one of them, on the thread's own `io` words.
+        pub ATOMIC {
+            warpkit_instr_atom_add_relaxed_cta_u32 => "atom.relaxed.cta.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_relaxed_cta_u32(p.add(2), a) };
+            warpkit_instr_atom_add_relaxed_gpu_u32 => "atom.relaxed.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_relaxed_gpu_u32(p.add(2), a) };
+            warpkit_instr_atom_add_relaxed_sys_u32 => "atom.relaxed.sys.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_relaxed_sys_u32(p.add(2), a) };
+            warpkit_instr_atom_add_acquire_cta_u32 => "atom.acquire.cta.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_acquire_cta_u32(p.add(2), a) };
+            warpkit_instr_atom_add_acquire_gpu_u32 => "atom.acquire.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_acquire_gpu_u32(p.add(2), a) };
+            warpkit_instr_atom_add_acquire_sys_u32 => "atom.acquire.sys.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_acquire_sys_u32(p.add(2), a) };
+            warpkit_instr_atom_add_release_cta_u32 => "atom.release.cta.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_release_cta_u32(p.add(2), a) };
+            warpkit_instr_atom_add_release_gpu_u32 => "atom.release.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_release_gpu_u32(p.add(2), a) };
+            warpkit_instr_atom_add_release_sys_u32 => "atom.release.sys.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_release_sys_u32(p.add(2), a) };
+            warpkit_instr_atom_add_acq_rel_cta_u32 => "atom.acq_rel.cta.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_acq_rel_cta_u32(p.add(2), a) };
+            warpkit_instr_atom_add_acq_rel_gpu_u32 => "atom.acq_rel.gpu.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_acq_rel_gpu_u32(p.add(2), a) };
+            warpkit_instr_atom_add_acq_rel_sys_u32 => "atom.acq_rel.sys.add.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_acq_rel_sys_u32(p.add(2), a) };
+            warpkit_instr_atom_add_relaxed_gpu_u64 => "atom.relaxed.gpu.add.u64" * 1, since sm_70: |a, b, _c, p| unsafe { atom_add_relaxed_gpu_u64(p.add(2).cast(), (a as u64) << 32 | b as u64) as u32 };
+            warpkit_instr_atom_add_relaxed_gpu_f32 => "atom.relaxed.gpu.add.f32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_add_relaxed_gpu_f32(p.add(2).cast(), f32::from_bits(a)) }.to_bits();
+            warpkit_instr_atom_add_relaxed_gpu_f64 => "atom.relaxed.gpu.add.f64" * 1, since sm_70: |a, b, _c, p| unsafe { atom_add_relaxed_gpu_f64(p.add(2).cast(), f64::from_bits((a as u64) << 32 | b as u64)) }.to_bits() as u32;
+            warpkit_instr_atom_min_relaxed_gpu_u32 => "atom.relaxed.gpu.min.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_min_relaxed_gpu_u32(p.add(2), a) };
+            warpkit_instr_atom_min_relaxed_gpu_u64 => "atom.relaxed.gpu.min.u64" * 1, since sm_70: |a, b, _c, p| unsafe { atom_min_relaxed_gpu_u64(p.add(2).cast(), (a as u64) << 32 | b as u64) as u32 };
+            warpkit_instr_atom_max_relaxed_gpu_u32 => "atom.relaxed.gpu.max.u32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_max_relaxed_gpu_u32(p.add(2), a) };
+            warpkit_instr_atom_max_relaxed_gpu_u64 => "atom.relaxed.gpu.max.u64" * 1, since sm_70: |a, b, _c, p| unsafe { atom_max_relaxed_gpu_u64(p.add(2).cast(), (a as u64) << 32 | b as u64) as u32 };
+            warpkit_instr_atom_exch_relaxed_gpu_b32 => "atom.relaxed.gpu.exch.b32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_exch_relaxed_gpu_b32(p.add(2), a) };
+            warpkit_instr_atom_exch_relaxed_gpu_b64 => "atom.relaxed.gpu.exch.b64" * 1, since sm_70: |a, b, _c, p| unsafe { atom_exch_relaxed_gpu_b64(p.add(2).cast(), (a as u64) << 32 | b as u64) as u32 };
+            warpkit_instr_atom_cas_acq_rel_gpu_b32 => "atom.acq_rel.gpu.cas.b32" * 1, since sm_70: |a, b, _c, p| unsafe { atom_cas_acq_rel_gpu_b32(p.add(2), a, b) };
+            warpkit_instr_atom_cas_acq_rel_gpu_b64 => "atom.acq_rel.gpu.cas.b64" * 1, since sm_70: |a, b, c, p| unsafe { atom_cas_acq_rel_gpu_b64(p.add(2).cast(), a as u64, (b as u64) << 32 | c as u64) as u32 };
+            warpkit_instr_atom_and_relaxed_gpu_b32 => "atom.relaxed.gpu.and.b32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_and_relaxed_gpu_b32(p.add(2), a) };
+            warpkit_instr_atom_and_relaxed_gpu_b64 => "atom.relaxed.gpu.and.b64" * 1, since sm_70: |a, b, _c, p| unsafe { atom_and_relaxed_gpu_b64(p.add(2).cast(), (a as u64) << 32 | b as u64) as u32 };
+            warpkit_instr_atom_or_relaxed_gpu_b32 => "atom.relaxed.gpu.or.b32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_or_relaxed_gpu_b32(p.add(2), a) };
+            warpkit_instr_atom_or_relaxed_gpu_b64 => "atom.relaxed.gpu.or.b64" * 1, since sm_70: |a, b, _c, p| unsafe { atom_or_relaxed_gpu_b64(p.add(2).cast(), (a as u64) << 32 | b as u64) as u32 };
+            warpkit_instr_atom_xor_relaxed_gpu_b32 => "atom.relaxed.gpu.xor.b32" * 1, since sm_70: |a, _b, _c, p| unsafe { atom_xor_relaxed_gpu_b32(p.add(2), a) };
+            warpkit_instr_atom_xor_relaxed_gpu_b64 => "atom.relaxed.gpu.xor.b64" * 1, since sm_70: |a, b, _c, p| unsafe { atom_xor_relaxed_gpu_b64(p.add(2).cast(), (a as u64) << 32 | b as u64) as u32 };
         }
     }
 }
@@ -183,4 +221,5 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("sreg", SREG),
     ("barrier", BARRIER),
     ("memory", MEMORY),
+    ("atomic", ATOMIC),
 ];

@@ -1,31 +1,11 @@
-//! Kernel authoring: entry points, thread/block/grid indices with CUDA's names, shared
-//! memory, the block barrier.
+//! Kernel authoring: entry points ([`#[kernel]`](macro@crate::kernel) and the typed
+//! [`launch`] descriptors), thread/block/grid indices with CUDA's names, static
+//! ([`shared!`](crate::shared)) and [`dynamic_shared`] memory, the block barrier,
+//! [`println!`](crate::println) ([`print`]) and the panic handler that reports where a kernel
+//! panicked (`panic`, feature `panic-handler`).
 //!
 //! The indices read the special registers through [`crate::instr::sreg`] (`threadIdx.x` is
 //! [`thread_idx_x`], which is `%tid.x`, ...).
-
-/// Declares kernel entry points: each `unsafe fn` becomes `#[no_mangle] extern "ptx-kernel"`
-/// on nvptx64 and disappears on the host. The kernel crate needs
-/// `#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]`.
-///
-/// ```ignore
-/// // ignore: `extern "ptx-kernel"` exists only when compiling for nvptx64.
-/// warpkit::kernel! {
-///     pub unsafe fn scale(data: *mut f32, len: u32, factor: f32) {
-///         let i = warpkit::kernel::global_index();
-///         if i < len as usize { unsafe { *data.add(i) *= factor } }
-///     }
-/// }
-/// ```
-#[macro_export]
-macro_rules! kernel {
-    ($($(#[$meta:meta])* $vis:vis unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block)*) => {$(
-        $(#[$meta])*
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        $vis unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
-    )*};
-}
 
 /// A pointer to a statically allocated `.shared` variable of type `T`, one per thread block:
 /// `let storage: *mut TempStorage<f32> = warpkit::shared!(SUM_STORAGE: TempStorage<f32>);`.
@@ -44,18 +24,32 @@ macro_rules! shared {
             core::mem::align_of::<$t>() <= 16,
             "shared variables are 16-byte aligned"
         );
-        core::arch::global_asm!(
-            concat!(".shared .align 16 .b8 ", stringify!($name), "[{size}];"),
-            size = const core::mem::size_of::<$t>(),
-        );
-        let p: *mut $t;
-        // SAFETY: takes the generic address of the shared variable declared above.
-        unsafe {
-            core::arch::asm!(concat!("cvta.shared.u64 {p}, ", stringify!($name), ";"),
-                p = out(reg64) p, options(pure, nomem, nostack, preserves_flags));
-        }
+        #[cfg(target_arch = "nvptx64")]
+        let p: *mut $t = {
+            core::arch::global_asm!(
+                concat!(".shared .align 16 .b8 ", stringify!($name), "[{size}];"),
+                size = const core::mem::size_of::<$t>(),
+            );
+            let p: *mut $t;
+            // SAFETY: takes the generic address of the shared variable declared above.
+            unsafe {
+                core::arch::asm!(concat!("cvta.shared.u64 {p}, ", stringify!($name), ";"),
+                    p = out(reg64) p, options(pure, nomem, nostack, preserves_flags));
+            }
+            p
+        };
+        // On the host (where kernel bodies are type-checked) there is no shared memory.
+        #[cfg(not(target_arch = "nvptx64"))]
+        let p: *mut $t = $crate::kernel::host_shared();
         p
     }};
+}
+
+/// What [`shared!`](crate::shared) gives on the host: nothing (it panics).
+#[doc(hidden)]
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn host_shared<T>() -> *mut T {
+    crate::host_stub()
 }
 
 /// A pointer to a statically allocated `.shared` array, one per thread block:
@@ -67,6 +61,12 @@ macro_rules! shared_array {
         $crate::shared!($name: [$t; $n])
     };
 }
+
+pub mod dynamic_shared;
+pub mod launch;
+#[cfg(target_arch = "nvptx64")]
+mod panic;
+pub mod print;
 
 macro_rules! index {
     ($($(#[$doc:meta])* $name:ident => $sreg:ident;)*) => {$(
@@ -112,6 +112,21 @@ index! {
 #[inline(always)]
 pub fn global_index() -> usize {
     block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize
+}
+
+/// The thread's linear index in its block, `x + y·Dx + z·Dx·Dy`: the hardware splits a
+/// block into warps by this index (warp `w` holds `32w .. 32w + 31`; CUDA C++ Programming
+/// Guide, "SIMT Architecture",
+/// <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#simt-architecture>).
+#[inline(always)]
+pub fn linear_thread_index() -> u32 {
+    thread_idx_x() + block_dim_x() * (thread_idx_y() + block_dim_y() * thread_idx_z())
+}
+
+/// The number of threads in the block, `Dx·Dy·Dz`.
+#[inline(always)]
+pub fn block_threads() -> u32 {
+    block_dim_x() * block_dim_y() * block_dim_z()
 }
 
 /// The number of threads in the grid along x.

@@ -9,6 +9,8 @@
 
 use crate::instr::LaneMask;
 
+pub mod half;
+
 /// An associative operator with an identity.
 pub trait ReduceOp<T>: Copy {
     /// `identity ⊕ x == x` for every `x`.
