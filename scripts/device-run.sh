@@ -12,10 +12,11 @@ for task in "${@:-suite}"; do
   case $task in
     suite)
       # WARPKIT_REQUIRE_GPU=1: a test that finds no GPU fails instead of skipping.
-      for t in "$bin"/test-conformance "$bin"/test-algorithms "$bin"/test-defects; do
+      for t in "$bin"/test-conformance "$bin"/test-algorithms "$bin"/test-defects "$bin"/test-determinism; do
         WARPKIT_REQUIRE_GPU=1 run "$t" --test-threads=1 --nocapture
       done
-      run "$bin"/bin-user-app ;;
+      # The example app: every authoring feature, and module load times (cold JIT: no cache).
+      CUDA_CACHE_DISABLE=1 run "$bin"/bin-user-app ;;
     bench|pairs)
       # The benchmarks build CUB's library (benches/cub/cub_lib.cu) with nvcc at start.
       export PATH="$PATH:/usr/local/cuda/bin"
@@ -39,7 +40,9 @@ for task in "${@:-suite}"; do
         cs segments-reduce --type u32 --n 300007 --width 500
         cs segments-scan --type f32 --n 300007 --width 500
         cs segments-scan --type u64 --op max --n 300007 --width 77 --exclusive
-      done ;;
+      done
+      # The example app (custom types through custom_kernels!, user kernels) under memcheck.
+      run compute-sanitizer --tool memcheck --error-exitcode 1 "$bin"/bin-user-app ;;
   esac
 done
 exit $status

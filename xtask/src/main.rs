@@ -306,10 +306,11 @@ fn bench(quick: bool) -> Result<(), String> {
 }
 
 /// What `scripts/device-run.sh` runs on the GPU machine.
-const DEVICE_EXECUTABLES: [&str; 7] = [
+const DEVICE_EXECUTABLES: [&str; 8] = [
     "test-conformance",
     "test-algorithms",
     "test-defects",
+    "test-determinism",
     "bench-throughput",
     "bench-pairs",
     "bin-warpkit",

@@ -134,6 +134,21 @@ fn measure_load_times(ctx: &Arc<CudaContext>) -> Result<(), Error> {
         }
         None => println!("no cubin for compute {major}.{minor}: PTX only"),
     }
+    // warpkit's own library module (about a hundred kernels): PTX (JIT) against its cubin.
+    type Load = fn(&Arc<CudaContext>) -> Result<warpkit_host::Warpkit, warpkit_host::Error>;
+    let loads: [(&str, Load); 2] = [
+        ("PTX, JIT-compiled", warpkit_host::Warpkit::from_ptx),
+        ("best: cubin if embedded", warpkit_host::Warpkit::on),
+    ];
+    for (label, load) in loads {
+        let start = Instant::now();
+        let wk = load(ctx)?;
+        println!(
+            "warpkit library module load, {label}: {:.2} ms ({}; {cache})",
+            start.elapsed().as_secs_f64() * 1e3,
+            wk.describe()
+        );
+    }
     Ok(())
 }
 

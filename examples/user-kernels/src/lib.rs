@@ -46,7 +46,7 @@ pub unsafe fn warp_stats(
         if lane_id() == 0 {
             *sums.add(i / 32) = total;
         }
-        if lane_id() % 8 == 0 {
+        if lane_id().is_multiple_of(8) {
             *maxima.add(i / 8) = group_max;
         }
     }

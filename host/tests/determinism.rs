@@ -1,0 +1,177 @@
+//! Determinism shown, not asserted (issue 10): the same `f32` and `f64` values, scanned and
+//! reduced
+//!
+//! - at element offsets 0..=3 from a 256-byte-aligned allocation (so vector and scalar loads),
+//! - from every module the device can run: the embedded cubin, and the PTX of every target
+//!   that runs on it (the driver compiles `sm_70` PTX for an H100 differently from `sm_90`),
+//!
+//! give one hash per (type, operation). The grid is not a knob: the scan launches one block
+//! per tile of a fixed size and the order-dependent reduce a tile count fixed by the length
+//! (`warpkit::abi::layout`), neither depending on the SM count, so a different GPU runs the
+//! same grid with other timing. The hashes are printed with the seed: with
+//! `WARPKIT_SEED=<n>` two machines (an H100 and an H200) draw the same values, and their
+//! printed hashes must be equal too.
+//!
+//! Also: several scans and reduces in flight at once on different streams, each correct.
+
+mod common;
+
+use common::*;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use warpkit::ops::{Max, Sum};
+use warpkit_builder::Target;
+use warpkit_host::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use warpkit_host::{Element, Queue, ScanKind, Warpkit, open_device, reference};
+
+fn seeded() -> (u64, StdRng) {
+    let seed = std::env::var("WARPKIT_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(rand::random);
+    (seed, StdRng::seed_from_u64(seed))
+}
+
+/// Values whose float sums depend on the order: magnitudes over 60 binades, both signs.
+trait Spread: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod {
+    fn draw(rng: &mut StdRng) -> Self;
+}
+impl Spread for f32 {
+    fn draw(rng: &mut StdRng) -> f32 {
+        rng.random_range(-1.0f32..1.0) * 2f32.powi(rng.random_range(-30..30))
+    }
+}
+impl Spread for f64 {
+    fn draw(rng: &mut StdRng) -> f64 {
+        rng.random_range(-1.0f64..1.0) * 2f64.powi(rng.random_range(-30..30))
+    }
+}
+
+fn hash_bits<T: bytemuck::Pod>(values: &[T]) -> u64 {
+    let mut h = DefaultHasher::new();
+    bytemuck::cast_slice::<T, u8>(values).hash(&mut h);
+    h.finish()
+}
+
+/// (reduce, inclusive scan, exclusive scan) hashes of `data` at element `offset`.
+fn hashes<T: Spread>(wk: &Warpkit, data: &[T], offset: usize) -> [u64; 3] {
+    let stream = wk.new_stream().unwrap();
+    let mut q = Queue::new(wk, &stream).unwrap();
+    let n = data.len();
+    let mut padded = vec![T::zeroed(); n + 3];
+    padded[offset..offset + n].copy_from_slice(data);
+    let input: CudaSlice<T> = stream.clone_htod(&padded).unwrap();
+    let mut out: CudaSlice<T> = stream.alloc_zeros(n + 3).unwrap();
+    let view = input.slice(offset..offset + n);
+    let total = q.reduce(&view, Sum).unwrap();
+    let mut result = [hash_bits(&[total]), 0, 0];
+    for (k, kind) in [ScanKind::Inclusive, ScanKind::Exclusive]
+        .into_iter()
+        .enumerate()
+    {
+        let mut dst = out.slice_mut(offset..offset + n);
+        q.scan(&view, &mut dst, Sum, kind).unwrap();
+        let got = stream.clone_dtoh(&out).unwrap();
+        result[k + 1] = hash_bits(&got[offset..offset + n]);
+    }
+    result
+}
+
+fn same_bits_everywhere<T: Spread>(name: &str) {
+    let Some(wk) = device(None) else { return };
+    let (major, minor) = wk.compute_capability();
+    let (seed, mut rng) = seeded();
+    let n = (1 << 22) + 12_345;
+    let data: Vec<T> = (0..n).map(|_| T::draw(&mut rng)).collect();
+    let ctx = wk.context().clone();
+    let mut modules = vec![(format!("{} (default)", wk.describe()), wk)];
+    modules.push((
+        "PTX of the same target (JIT)".into(),
+        Warpkit::from_ptx(&ctx).unwrap(),
+    ));
+    for target in warpkit_host::ptx::targets() {
+        let t = Target::parse(target).unwrap();
+        if t.runs_on(major, minor) {
+            modules.push((
+                format!("PTX {target}"),
+                Warpkit::with_target(&ctx, target).unwrap(),
+            ));
+        }
+    }
+    assert!(modules.len() >= 3, "at least one PTX target runs here");
+    let mut first: Option<[u64; 3]> = None;
+    for (label, wk) in &modules {
+        for offset in 0..=3 {
+            let h = hashes(wk, &data, offset);
+            eprintln!(
+                "{name} {label}, offset {offset}: reduce {:016x} inclusive {:016x} exclusive {:016x}",
+                h[0], h[1], h[2]
+            );
+            match first {
+                None => first = Some(h),
+                Some(f) => assert_eq!(h, f, "{name}: {label} at offset {offset} differs"),
+            }
+        }
+    }
+    let f = first.unwrap();
+    println!(
+        "determinism {name} n={n} seed={seed} on {major}.{minor}: reduce {:016x} inclusive {:016x} exclusive {:016x} ({} modules x 4 offsets)",
+        f[0],
+        f[1],
+        f[2],
+        modules.len()
+    );
+}
+
+#[test]
+fn f32_sums_have_the_same_bits_at_every_offset_and_from_every_module() {
+    same_bits_everywhere::<f32>("f32");
+}
+
+#[test]
+fn f64_sums_have_the_same_bits_at_every_offset_and_from_every_module() {
+    same_bits_everywhere::<f64>("f64");
+}
+
+/// Eight queues on eight streams, each with a scan and a reduce in flight at the same time
+/// (enqueued round-robin before any is waited for), on different data: each result correct.
+#[test]
+fn concurrent_scans_on_different_streams() {
+    let Some(wk) = device(None) else { return };
+    let (_, mut rng) = seeded();
+    let ctx = open_device(0).unwrap();
+    let lanes: Vec<_> = (0..8)
+        .map(|k| {
+            let n = (1 << 20) + 977 * k;
+            let data: Vec<u32> = (0..n).map(|_| rng.random_range(0..1 << 20)).collect();
+            let stream = ctx.new_stream().unwrap();
+            let q = Queue::new(&wk, &stream).unwrap();
+            let input = stream.clone_htod(&data).unwrap();
+            let output = stream.clone_htod(&vec![0xA5A5_A5A5u32; n]).unwrap();
+            let total = stream.alloc_zeros::<u32>(1).unwrap();
+            (data, q, input, output, total)
+        })
+        .collect::<Vec<_>>();
+    let mut lanes = lanes;
+    for round in 0..3 {
+        for (_, q, input, output, total) in lanes.iter_mut() {
+            q.scan(input, output, Max, ScanKind::Inclusive).unwrap();
+            q.reduce_into(input, total, Sum).unwrap();
+        }
+        for (k, (data, q, _, output, total)) in lanes.iter_mut().enumerate() {
+            q.synchronize().unwrap();
+            let s = q.stream().clone();
+            assert_eq!(
+                s.clone_dtoh(output).unwrap(),
+                reference::scan::<u32, Max>(data, false),
+                "stream {k}, round {round}: running max"
+            );
+            assert_eq!(
+                s.clone_dtoh(total).unwrap()[0],
+                reference::reduce::<u32, Sum>(data),
+                "stream {k}, round {round}: sum"
+            );
+        }
+    }
+}
