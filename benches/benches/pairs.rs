@@ -58,9 +58,10 @@ fn main() {
     let checked = check_all(&lib, &ctx, &stream).unwrap_or_else(|e| fail(&e));
     eprintln!("checked {checked} CUB entry points against the host reference");
 
-    let mut sampler = Sampler::new(&stream, Config::default()).expect("sampler");
-    let l2 = sampler.l2_bytes().expect("L2 size");
-    let copy_bw = copy_limit(&ctx, &stream);
+    let mut sampler =
+        Sampler::new(&stream, Config::default()).unwrap_or_else(|e| fail(&e.to_string()));
+    let l2 = sampler.l2_bytes().unwrap_or_else(|e| fail(&e.to_string()));
+    let copy_bw = copy_limit(&ctx, &stream).unwrap_or_else(|e| fail(&format!("copy limit: {e}")));
     eprintln!(
         "L2 {} MiB; copy limit {:.0} GB/s (cuMemcpyDtoDAsync of 512 MiB, bytes read + written)",
         l2 >> 20,
@@ -98,14 +99,21 @@ fn main() {
         let (mut a, mut b) = (scan(&stream), scan(&stream));
         let mut copy = |s: sys::CUstream, run: u64| {
             let src = ptrs[(run % ptrs.len() as u64) as usize];
-            unsafe { result::memcpy_dtod_async(output.ptr(), src, bytes, s) }.expect("copy");
+            unsafe { result::memcpy_dtod_async(output.ptr(), src, bytes, s) }
+                .map_err(|e| format!("cuMemcpyDtoDAsync of {bytes} bytes: {e}"))
         };
         let mut modes = vec![pairs::L2::Warm];
-        if sampler.fits_in_l2(2 * bytes).expect("L2") {
+        if sampler
+            .fits_in_l2(2 * bytes)
+            .unwrap_or_else(|e| fail(&e.to_string()))
+        {
             modes.push(pairs::L2::Cold);
         }
+        let k = n.trailing_zeros();
         for &mode in &modes {
-            let aa = sampler.compare(mode, &mut a, &mut b).expect("A/A");
+            let aa = sampler
+                .compare(mode, &mut a, &mut b)
+                .unwrap_or_else(|e| fail(&format!("A/A 2^{k} {}: {e}", mode.name())));
             let r = aa.ratio();
             if !(0.9..=1.1).contains(&r) {
                 failed.push(format!(
@@ -126,7 +134,7 @@ fn main() {
             ));
             let c = sampler
                 .compare(mode, &mut copy, &mut a)
-                .expect("copy vs CUB");
+                .unwrap_or_else(|e| fail(&format!("copy vs CUB 2^{k} {}: {e}", mode.name())));
             show("copy_vs_scan_inclusive_sum", n, &c);
             rows.push(Row::from_comparison(
                 "copy_vs_scan_inclusive_sum",
@@ -199,19 +207,23 @@ fn make_u32(i: usize) -> u32 {
 }
 
 /// The copy limit: median of 5 samples of 5 back-to-back 512 MiB copies.
-fn copy_limit(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> f64 {
+fn copy_limit(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> Result<f64, String> {
     let bytes = 512usize << 20;
-    let src = DeviceMem::new(ctx, bytes).expect("allocate");
-    let dst = DeviceMem::new(ctx, bytes).expect("allocate");
-    unsafe { result::memset_d8_async(src.ptr(), 7, bytes, stream.cu_stream()) }.expect("memset");
+    let src = DeviceMem::new(ctx, bytes).map_err(|e| format!("allocate: {e}"))?;
+    let dst = DeviceMem::new(ctx, bytes).map_err(|e| format!("allocate: {e}"))?;
+    unsafe { result::memset_d8_async(src.ptr(), 7, bytes, stream.cu_stream()) }
+        .map_err(|e| format!("memset: {e}"))?;
     let mut copy = |s: sys::CUstream, _run: u64| {
-        unsafe { result::memcpy_dtod_async(dst.ptr(), src.ptr(), bytes, s) }.expect("copy")
+        unsafe { result::memcpy_dtod_async(dst.ptr(), src.ptr(), bytes, s) }
+            .map_err(|e| format!("cuMemcpyDtoDAsync: {e}"))
     };
-    pairs::time_runs(stream, 20, &mut copy);
-    let samples: Vec<f64> = (0..5)
-        .map(|_| pairs::time_runs(stream, 5, &mut copy).as_secs_f64() / 5.0)
-        .collect();
-    2.0 * bytes as f64 / pairs::median(&samples)
+    pairs::time_runs(stream, 20, &mut copy).map_err(|e| e.to_string())?;
+    let mut samples = Vec::new();
+    for _ in 0..5 {
+        let t = pairs::time_runs(stream, 5, &mut copy).map_err(|e| e.to_string())?;
+        samples.push(t.as_secs_f64() / 5.0);
+    }
+    Ok(2.0 * bytes as f64 / pairs::median(&samples))
 }
 
 /// Host-side reference arithmetic for the six types.

@@ -1,133 +1,274 @@
-//! `cargo xtask bench`: throughput of warpkit's device reduce and scan and its batched (one
-//! warp per row) reduce and scan, beside the measured bandwidth limits and CUB, on one GPU in
-//! one run. Writes `target/warpkit-bench/{bench.md,bench.csv,throughput.svg}` and criterion's
-//! HTML report. Runs from the built executable too (`--quick` for fewer sizes).
+//! `cargo xtask bench` (`bench-throughput` on the GPU machine): warpkit against CUB, in one
+//! process, on one stream, sample by sample.
+//!
+//! Rows: reduce (sum) and inclusive scan (sum) of `u32 f32 u64 f64 f16`, and arg-min of
+//! `f32`, at 2^20, 2^24 and 2^28 items. Each row:
+//!
+//! 1. is checked first: both outputs are poisoned (all bytes 0xff), warpkit and CUB run once
+//!    each, and both results must equal the host's exact result bit for bit; warpkit runs a
+//!    second time and must give the same bits (determinism). See [`Data`] for why floats can
+//!    be held to bits. A failed row is reported (what differs, where) and not timed; the run
+//!    then exits non-zero after writing the report.
+//! 2. is timed with [`Sampler::warm`]: warpkit and CUB alternate sample by sample (A B, B A,
+//!    …) after a common warm-up; inputs rotate over at least 256 MiB so L2 does not serve
+//!    them; the table gives the medians and the median of the per-pair ratios.
+//! 3. (unless `--no-criterion`) gets both sides into criterion's report, unpaired.
+//!
+//! Bytes per row: what the operation must move at least (reduce: the input; scan: input and
+//! output). Limits, measured in the run with streaming kernels: read bandwidth for the
+//! reductions, copy bandwidth (bytes read + written) for the scans.
+//!
+//! Writes `bench.md`, `bench.csv`, `bench.json`, `percent.svg` (% of the limit per row,
+//! warpkit and CUB) and `throughput.svg` (GB/s against size) to `$WARPKIT_BENCH_OUT`
+//! (default `target/warpkit-bench`), and criterion's report under `criterion/`.
+//!
+//! Arguments (cargo bench passes `--bench`, ignored; `BENCH_ARGS` in scripts/device-run.sh):
+//! `--sizes 20,24,28` (log2 of the item counts), `--types u32,f32,u64,f64,f16`,
+//! `--ops reduce,scan,argmin`, `--no-criterion`, `--quick` (2^20 and 2^24, no criterion),
+//! `--pairs N` (default 31). The same as environment variables: `WARPKIT_BENCH_SIZES`,
+//! `WARPKIT_BENCH_TYPES`, `WARPKIT_BENCH_OPS`. `--plot-from results.csv plot.svg` redraws
+//! the plots from a saved CSV (no GPU).
 
 use criterion::Criterion;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
-use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits, result, sys};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use warpkit::ops::{Max, Min, Sum};
-use warpkit_benches::{report, timing};
+use warpkit::ops::{ArgMin, Sum};
+use warpkit_benches::cub::{self, CubCase, CubLib};
+use warpkit_benches::pairs::{self, Comparison, Config, Enqueue as _, Sampler};
+use warpkit_benches::report::{self, Row};
+use warpkit_benches::timing;
+use warpkit_host::half::f16;
 use warpkit_host::{Element, Queue, ScanKind, Warpkit, arg};
 
 /// Inputs rotate over at least this many bytes so that repeated runs do not hit in L2.
 const ROTATE_BYTES: usize = 256 << 20;
-/// Row width of the batched cases.
-const ROW_WIDTH: usize = 1024;
+const ALL_TYPES: [&str; 5] = ["u32", "f32", "u64", "f64", "f16"];
+const ALL_OPS: [&str; 3] = ["reduce", "scan", "argmin"];
 
-struct Bench<'a> {
-    wk: &'a Warpkit,
-    stream: &'a Arc<CudaStream>,
-    criterion: Criterion,
-    read_bw: f64,
-    copy_bw: f64,
-    rows: Vec<report::Row>,
-    progress: ProgressBar,
+/// What to run.
+struct Options {
+    sizes: Vec<u32>,
+    types: Vec<String>,
+    ops: Vec<String>,
+    criterion: bool,
+    pairs: usize,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> Result<Options, String> {
+        let value = |flag: &str, env: &str| -> Option<String> {
+            args.iter()
+                .position(|a| a == flag)
+                .and_then(|i| args.get(i + 1).cloned())
+                .or_else(|| std::env::var(env).ok())
+        };
+        let list = |s: String| -> Vec<String> {
+            s.split(',')
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect()
+        };
+        let quick = args.iter().any(|a| a == "--quick");
+        let sizes = match value("--sizes", "WARPKIT_BENCH_SIZES") {
+            Some(s) => list(s)
+                .iter()
+                .map(|k| match k.parse::<u32>() {
+                    Ok(k) if (1..=31).contains(&k) => Ok(k),
+                    _ => Err(format!("--sizes: `{k}` is not a log2 size from 1 to 31")),
+                })
+                .collect::<Result<_, _>>()?,
+            None if quick => vec![20, 24],
+            None => vec![20, 24, 28],
+        };
+        let pick = |flag: &str, env: &str, all: &[&str]| -> Result<Vec<String>, String> {
+            let chosen = value(flag, env).map(list);
+            let chosen = chosen.unwrap_or_else(|| all.iter().map(|s| s.to_string()).collect());
+            match chosen.iter().find(|c| !all.contains(&c.as_str())) {
+                Some(bad) => Err(format!("{flag}: unknown `{bad}` (have {})", all.join(","))),
+                None => Ok(chosen),
+            }
+        };
+        let pairs = match value("--pairs", "WARPKIT_BENCH_PAIRS") {
+            Some(p) => p
+                .parse::<usize>()
+                .ok()
+                .filter(|&p| p > 0)
+                .ok_or(format!("--pairs: `{p}` is not a positive count"))?,
+            None => Config::default().pairs,
+        };
+        Ok(Options {
+            sizes,
+            types: pick("--types", "WARPKIT_BENCH_TYPES", &ALL_TYPES)?,
+            ops: pick("--ops", "WARPKIT_BENCH_OPS", &ALL_OPS)?,
+            criterion: !quick && !args.iter().any(|a| a == "--no-criterion"),
+            pairs,
+        })
+    }
+
+    fn wants(&self, ty: &str, op: &str) -> bool {
+        self.types.iter().any(|t| t == ty) && self.ops.iter().any(|o| o == op)
+    }
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--plot-from") {
-        // Redraw a plot from a saved CSV: `--plot-from results.csv plot.svg` (no GPU needed).
+        // Redraw the plots from a saved CSV: `--plot-from results.csv plot.svg` (no GPU).
         let (csv, svg) = (
             args.get(i + 1).expect("a CSV path"),
             args.get(i + 2).expect("an SVG path"),
         );
         let rows = report::parse_csv(&std::fs::read_to_string(csv).expect("read the CSV"))
             .expect("parse the CSV");
-        report::plot(&rows, std::path::Path::new(svg)).expect("draw the plot");
-        println!("wrote {svg}");
+        report::plot(&rows, Path::new(svg)).expect("draw the plot");
+        let bars = Path::new(svg).with_extension("percent.svg");
+        std::fs::write(&bars, report::percent_bars_svg(&rows, csv)).expect("write the bars");
+        println!("wrote {svg}, {}", bars.display());
         return;
     }
-    let quick = args.iter().any(|a| a == "--quick");
-    let wk = match Warpkit::new(0) {
-        Ok(wk) => wk,
-        Err(e) => {
-            eprintln!(
-                "warpkit bench: {e}\nThe benchmark needs an NVIDIA GPU; nothing was measured."
-            );
-            std::process::exit(1);
-        }
-    };
+    let options = Options::parse(&args).unwrap_or_else(|e| fail(&e));
+    let wk = Warpkit::new(0).unwrap_or_else(|e| {
+        fail(&format!(
+            "{e}\nThe benchmark needs an NVIDIA GPU; nothing was measured."
+        ))
+    });
     // One stream, and all buffers used on it only: the benchmark orders its work itself, as
     // CUB's raw pointers do, so cudarc's per-use event records are off.
     // SAFETY: no buffer below is used on another stream.
     unsafe { wk.context().disable_event_tracking() };
-    let stream = wk.new_stream().expect("stream");
+    let stream = wk
+        .new_stream()
+        .unwrap_or_else(|e| fail(&format!("create a stream: {e}")));
     let out = std::env::var_os("WARPKIT_BENCH_OUT")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/warpkit-bench"));
-    std::fs::create_dir_all(&out).expect("output folder");
-    let (measure, warm) = if quick {
-        (Duration::from_millis(400), Duration::from_millis(150))
-    } else {
-        (Duration::from_secs(1), Duration::from_millis(300))
+    std::fs::create_dir_all(&out).unwrap_or_else(|e| fail(&format!("{}: {e}", out.display())));
+    let (major, minor) = wk.compute_capability();
+    let lib = CubLib::build(&cub::source(), &cub::build_dir(), (major, minor))
+        .unwrap_or_else(|e| fail(&format!("CUB library: {e}")));
+    let config = Config {
+        pairs: options.pairs,
+        ..Config::default()
     };
+    let sampler = Sampler::new(&stream, config).unwrap_or_else(|e| fail(&e.to_string()));
     let criterion = Criterion::default()
         .output_directory(&out.join("criterion"))
-        .measurement_time(measure)
-        .warm_up_time(warm)
-        .sample_size(20)
+        .measurement_time(Duration::from_millis(500))
+        .warm_up_time(Duration::from_millis(200))
+        .sample_size(10)
         .without_plots();
-    let sizes: Vec<usize> = if quick {
-        vec![1 << 16, 1 << 20, 1 << 24, 1 << 28]
-    } else {
-        (16..=30).step_by(2).map(|k| 1 << k).collect()
-    };
-    let types = ["u32", "f32", "u64", "f64"];
-    let total = sizes.len() * types.len() * 5 + 2 * 2 * 2;
-    let progress = ProgressBar::new(total as u64);
-    progress
-        .set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("template"));
     let mut b = Bench {
         wk: &wk,
         stream: &stream,
-        criterion,
+        lib: &lib,
+        sampler,
+        criterion: options.criterion.then_some(criterion),
         read_bw: 0.0,
         copy_bw: 0.0,
         rows: Vec::new(),
-        progress,
+        failed: Vec::new(),
     };
     b.measure_limits();
     eprintln!(
-        "{}\nread bandwidth {:.0} GB/s, copy bandwidth {:.0} GB/s (bytes read + written)",
+        "{}, CUB {}\nread limit {:.0} GB/s, copy limit {:.0} GB/s (bytes read + written)",
         wk.describe(),
+        lib.version,
         b.read_bw / 1e9,
         b.copy_bw / 1e9
     );
-    for &n in &sizes {
-        b.device_cases::<u32>(n);
-        b.device_cases::<f32>(n);
-        b.device_cases::<u64>(n);
-        b.device_cases::<f64>(n);
+    for &k in &options.sizes {
+        let n = 1usize << k;
+        for ty in &options.types {
+            let (reduce, scan) = (options.wants(ty, "reduce"), options.wants(ty, "scan"));
+            match ty.as_str() {
+                "u32" => b.sums::<u32>(n, reduce, scan),
+                "f32" => b.sums::<f32>(n, reduce, scan),
+                "u64" => b.sums::<u64>(n, reduce, scan),
+                "f64" => b.sums::<f64>(n, reduce, scan),
+                "f16" => b.sums::<f16>(n, reduce, scan),
+                _ => unreachable!("checked by Options::parse"),
+            }
+        }
+        if options.wants("f32", "argmin") {
+            b.arg_min(n);
+        }
     }
-    for n in [1 << 24, 1 << 28] {
-        b.row_cases::<u32>(n);
-        b.row_cases::<f32>(n);
-    }
-    b.progress.finish_with_message("done");
     let header = format!(
-        "Device: {}. Date: {}. Read limit {:.0} GB/s, copy limit {:.0} GB/s (measured in this run). \
-         CUB is compared pair by pair in `bench-pairs` (not yet in this table).",
+        "Device: {}. Date: {}. CUB {}. Read limit {:.0} GB/s, copy limit {:.0} GB/s (measured in \
+         this run). warpkit and CUB sampled alternately on one stream ({} pairs per row, warm L2, \
+         inputs rotated over 256 MiB); times are medians, \"CUB / ours\" the median of the \
+         per-pair ratios (above 1: warpkit faster). Every row's outputs were checked bit for bit \
+         against the host before timing.{}",
         wk.describe(),
         date(),
+        lib.version,
         b.read_bw / 1e9,
         b.copy_bw / 1e9,
+        options.pairs,
+        if b.failed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\n\n**Rows that failed the check (not timed):**\n\n- {}",
+                b.failed.join("\n- ")
+            )
+        }
     );
     let md = report::markdown(&b.rows, &header);
-    std::fs::write(out.join("bench.md"), &md).expect("write bench.md");
-    std::fs::write(out.join("bench.csv"), report::csv(&b.rows)).expect("write bench.csv");
-    if let Err(e) = report::plot(&b.rows, &out.join("throughput.svg")) {
-        eprintln!("plot failed: {e}");
+    let meta = [
+        ("device", wk.describe()),
+        ("date", date()),
+        ("cub", lib.version.clone()),
+        ("read_limit_bytes_per_second", format!("{:e}", b.read_bw)),
+        ("copy_limit_bytes_per_second", format!("{:e}", b.copy_bw)),
+        ("pairs", options.pairs.to_string()),
+        ("failed", b.failed.join("; ")),
+    ];
+    let write = |name: &str, text: &str| {
+        std::fs::write(out.join(name), text)
+            .unwrap_or_else(|e| fail(&format!("write {}: {e}", out.join(name).display())))
+    };
+    write("bench.md", &md);
+    write("bench.csv", &report::csv(&b.rows));
+    write("bench.json", &report::json(&b.rows, &meta));
+    if !b.rows.is_empty() {
+        let title = format!(
+            "% of the measured limit (reduce: read {:.0} GB/s; scan: copy {:.0} GB/s), {}",
+            b.read_bw / 1e9,
+            b.copy_bw / 1e9,
+            wk.device_name()
+        );
+        write("percent.svg", &report::percent_bars_svg(&b.rows, &title));
+        if let Err(e) = report::plot(&b.rows, &out.join("throughput.svg")) {
+            eprintln!("plot failed: {e}");
+        }
     }
     println!("{md}");
     println!(
-        "wrote {0}/bench.md, {0}/bench.csv, {0}/throughput.svg, {0}/criterion/",
-        out.display()
+        "wrote {0}/bench.md, bench.csv, bench.json, percent.svg, throughput.svg{1}",
+        out.display(),
+        if options.criterion {
+            ", criterion/"
+        } else {
+            ""
+        }
     );
+    if !b.failed.is_empty() {
+        fail(&format!(
+            "{} row(s) failed the check:\n{}",
+            b.failed.len(),
+            b.failed.join("\n")
+        ));
+    }
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("bench-throughput: {msg}");
+    std::process::exit(1)
 }
 
 fn date() -> String {
@@ -138,60 +279,234 @@ fn date() -> String {
         .unwrap_or_default()
 }
 
-/// Buffers to rotate over so that at least `ROTATE_BYTES` are touched (one when larger).
-fn inputs<T: Element>(
+/// The test data, and the host's exact results.
+///
+/// Inputs are random (seeded, so runs are comparable) and never all zero. Integers are
+/// uniform over the whole type; sums wrap. Floats are random multiples of a power of two in
+/// [-8, 8): `f32` and `f16` multiples of 2^-4, `f64` multiples of 2^-20. Then a sum is exact
+/// in any order and association as long as every partial sum stays below 2^20 (`f32`
+/// accumulator, used for `f16` too) or 2^31 (`f64`: 2^28 items of at most 8 always do).
+/// The data has mean 0, so partial sums of `m` items are about 4.6 √m (at most about 7.5e4
+/// for 2^28 items): reaching 2^20 would take a deviation of more than 13 standard
+/// deviations. So every order of addition gives the exact sum, and both libraries must
+/// match the host bit for bit: reductions the exact sum, scans each exact prefix (`f16`
+/// outputs rounded once to nearest even, as both libraries round their `f32` prefix).
+trait Data: Element + Default {
+    fn random(rng: &mut StdRng) -> Self;
+    /// The value as an integer on the type's grid (floats: times 2^4 or 2^20), exactly.
+    fn code(self) -> i128;
+    /// The exact sum of codes as the accumulator type: integers wrap, floats are scaled back
+    /// (exact or rounded once).
+    fn accum(sum: i128) -> Self::Accum;
+}
+
+impl Data for u32 {
+    fn random(rng: &mut StdRng) -> Self {
+        rng.random()
+    }
+    fn code(self) -> i128 {
+        self as i128
+    }
+    fn accum(sum: i128) -> u32 {
+        sum as u32
+    }
+}
+
+impl Data for u64 {
+    fn random(rng: &mut StdRng) -> Self {
+        rng.random()
+    }
+    fn code(self) -> i128 {
+        self as i128
+    }
+    fn accum(sum: i128) -> u64 {
+        sum as u64
+    }
+}
+
+const F32_GRID: f64 = 16.0;
+const F64_GRID: f64 = (1u64 << 20) as f64;
+
+impl Data for f32 {
+    fn random(rng: &mut StdRng) -> Self {
+        (rng.random_range(-128i32..128) as f64 / F32_GRID) as f32
+    }
+    fn code(self) -> i128 {
+        (self as f64 * F32_GRID) as i128
+    }
+    fn accum(sum: i128) -> f32 {
+        (sum as f64 / F32_GRID) as f32
+    }
+}
+
+impl Data for f16 {
+    fn random(rng: &mut StdRng) -> Self {
+        f16::from_f64(rng.random_range(-128i32..128) as f64 / F32_GRID)
+    }
+    fn code(self) -> i128 {
+        (self.to_f64() * F32_GRID) as i128
+    }
+    fn accum(sum: i128) -> f32 {
+        (sum as f64 / F32_GRID) as f32
+    }
+}
+
+impl Data for f64 {
+    fn random(rng: &mut StdRng) -> Self {
+        rng.random_range(-(8 << 20)..(8i64 << 20)) as f64 / F64_GRID
+    }
+    fn code(self) -> i128 {
+        (self * F64_GRID) as i128
+    }
+    fn accum(sum: i128) -> f64 {
+        sum as f64 / F64_GRID
+    }
+}
+
+/// `n` random items, seeded by the type and size; never all zero.
+fn random_data<T: Data>(n: usize, seed: u64) -> Vec<T> {
+    let mut rng = StdRng::seed_from_u64(seed ^ n as u64);
+    let mut data: Vec<T> = (0..n).map(|_| T::random(&mut rng)).collect();
+    if data.iter().all(|x| x.code() == 0) {
+        // Only possible for tiny n; keep the promise anyway.
+        data[0] = T::random(&mut StdRng::seed_from_u64(1));
+        while data[0].code() == 0 {
+            data[0] = T::random(&mut rng);
+        }
+    }
+    data
+}
+
+/// The exact sum and the exact inclusive prefix sums (as the output type).
+fn exact<T: Data>(data: &[T], prefixes: bool) -> (T::Accum, Vec<T>) {
+    let mut sum = 0i128;
+    let mut scan = Vec::with_capacity(if prefixes { data.len() } else { 0 });
+    for &x in data {
+        sum += x.code();
+        if prefixes {
+            scan.push(T::from_accum(T::accum(sum)));
+        }
+    }
+    (T::accum(sum), scan)
+}
+
+/// `None` when `got` equals `want` bit for bit; else what differs: the first items that
+/// differ and how many do.
+fn differs<V: bytemuck::Pod + std::fmt::Debug>(
+    what: &str,
+    got: &[V],
+    want: &[V],
+) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!(
+            "{what}: {} items read back, {} expected",
+            got.len(),
+            want.len()
+        ));
+    }
+    let differ = |i: &usize| bytemuck::bytes_of(&got[*i]) != bytemuck::bytes_of(&want[*i]);
+    let count = (0..got.len()).filter(differ).count();
+    if count == 0 {
+        return None;
+    }
+    let show: Vec<String> = (0..got.len())
+        .filter(differ)
+        .take(3)
+        .map(|i| format!("item {i}: {:?}, expected {:?}", got[i], want[i]))
+        .collect();
+    Some(format!(
+        "{what}: {count} of {} items differ ({})",
+        got.len(),
+        show.join("; ")
+    ))
+}
+
+struct Bench<'a> {
+    wk: &'a Warpkit,
+    stream: &'a Arc<CudaStream>,
+    lib: &'a CubLib,
+    sampler: Sampler,
+    criterion: Option<Criterion>,
+    read_bw: f64,
+    copy_bw: f64,
+    rows: Vec<Row>,
+    failed: Vec<String>,
+}
+
+/// Buffers to rotate over so that at least `ROTATE_BYTES` are touched (one when larger),
+/// all holding `host`.
+fn upload<T: DeviceRepr>(
     stream: &Arc<CudaStream>,
-    n: usize,
-    make: impl Fn(usize) -> T,
-) -> Vec<CudaSlice<T>> {
-    let bytes = n * std::mem::size_of::<T>();
+    host: &[T],
+) -> Result<Vec<CudaSlice<T>>, String> {
+    let bytes = std::mem::size_of_val(host).max(1);
     let count = ROTATE_BYTES.div_ceil(bytes).clamp(1, 16);
-    let host: Vec<T> = (0..n).map(make).collect();
     (0..count)
-        .map(|_| stream.clone_htod(&host).expect("allocate input"))
+        .map(|i| {
+            stream
+                .clone_htod(host)
+                .map_err(|e| format!("upload input copy {i} ({bytes} bytes): {e}"))
+        })
         .collect()
 }
 
-trait BenchElement: Element + Default + DeviceRepr {
-    fn make(i: usize) -> Self;
+fn alloc<T: DeviceRepr + ValidAsZeroBits>(
+    stream: &Arc<CudaStream>,
+    n: usize,
+) -> Result<CudaSlice<T>, String> {
+    stream
+        .alloc_zeros::<T>(n)
+        .map_err(|e| format!("allocate {n} items of output: {e}"))
 }
-macro_rules! bench_elements { ($($t:ty => $e:expr;)*) => {$(impl BenchElement for $t { fn make(i: usize) -> Self { let f: fn(usize) -> $t = $e; f(i) } })*}; }
-bench_elements! {
-    u32 => |i| (i as u32).wrapping_mul(2654435761) % 1000;
-    u64 => |i| (i as u64).wrapping_mul(2654435761) % 1000;
-    f32 => |i| ((i as u32).wrapping_mul(2654435761) % 1000) as f32 * 1e-3 - 0.5;
-    f64 => |i| ((i as u32).wrapping_mul(2654435761) % 1000) as f64 * 1e-3 - 0.5;
+
+fn ptr<T>(stream: &CudaStream, s: &CudaSlice<T>) -> u64 {
+    s.device_ptr(stream).0
+}
+
+/// Fills `s` with 0xff bytes (NaN for floats, the largest value for integers) on the stream.
+fn poison<T>(stream: &CudaStream, s: &CudaSlice<T>) -> Result<(), String> {
+    let bytes = s.len() * std::mem::size_of::<T>();
+    unsafe { result::memset_d8_async(ptr(stream, s), 0xff, bytes, stream.cu_stream()) }
+        .map_err(|e| format!("poison the output: {e}"))
+}
+
+fn read<T: DeviceRepr>(stream: &Arc<CudaStream>, s: &CudaSlice<T>) -> Result<Vec<T>, String> {
+    stream
+        .clone_dtoh(s)
+        .map_err(|e| format!("read the output back: {e}"))
 }
 
 impl Bench<'_> {
+    /// The limits: the best of a streaming read and a streaming copy kernel over three grid
+    /// shapes, each timed as the cases are (launches back to back between two events).
     fn measure_limits(&mut self) {
         let vectors = (1usize << 30) / 16;
         let stream = self.stream;
         let src = stream
             .clone_htod(&vec![[1u32, 2, 3, 4]; vectors])
-            .expect("allocate");
-        let dst = stream.alloc_zeros::<[u32; 4]>(vectors).expect("allocate");
-        let sink = stream.alloc_zeros::<u32>(1).expect("allocate");
+            .unwrap_or_else(|e| fail(&format!("bandwidth probe: allocate: {e}")));
+        let dst = alloc::<[u32; 4]>(stream, vectors).unwrap_or_else(|e| fail(&e));
+        let sink = alloc::<u32>(stream, 1).unwrap_or_else(|e| fail(&e));
         let (s, d, k, v) = (
-            src.device_ptr(stream).0,
-            dst.device_ptr(stream).0,
-            sink.device_ptr(stream).0,
+            ptr(stream, &src),
+            ptr(stream, &dst),
+            ptr(stream, &sink),
             vectors as u64,
         );
         // The probes are test kernels (`warpkit-test-kernels`), not in the library's PTX.
         let (major, minor) = self.wk.compute_capability();
         let (_, ptx) =
             warpkit_builder::Target::best_for(warpkit_tests::ptx::TEST_KERNELS_PTX, major, minor)
-                .expect("a test-kernel PTX for this device");
+                .unwrap_or_else(|| fail("no test-kernel PTX for this device"));
         let probes = self
             .wk
             .context()
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
-            .expect("load the bandwidth probes");
-        // The limit is the best a plain streaming kernel reaches: several grid shapes, each
-        // timed as the cases are (launches back to back between two events), median per shape.
+            .unwrap_or_else(|e| fail(&format!("load the bandwidth probes: {e}")));
         let bandwidth = |kernel: &str, args: &[*mut std::ffi::c_void], bytes: f64| {
-            let function = probes.load_function(kernel).expect("probe kernel");
+            let function = probes
+                .load_function(kernel)
+                .unwrap_or_else(|e| fail(&format!("probe kernel {kernel}: {e}")));
             let mut best: f64 = 0.0;
             for blocks_per_sm in [2, 4, 8] {
                 let grid = self.wk.multiprocessors() * blocks_per_sm;
@@ -202,7 +517,7 @@ impl Bench<'_> {
                         // SAFETY: each probe takes exactly these arguments; the buffers live
                         // until the stream is synchronized below.
                         unsafe {
-                            cudarc::driver::result::launch_kernel(
+                            result::launch_kernel(
                                 function.cu_function(),
                                 (grid, 1, 1),
                                 (256, 1, 1),
@@ -211,7 +526,7 @@ impl Bench<'_> {
                                 &mut args,
                             )
                         }
-                        .expect("bandwidth probe")
+                        .unwrap_or_else(|e| fail(&format!("bandwidth probe {kernel}: {e}")))
                     });
                 }
                 best = best.max(bytes / timing::median(&mut samples));
@@ -231,120 +546,282 @@ impl Bench<'_> {
         );
     }
 
-    /// Times one case with criterion (CUDA-event timing); returns the median seconds.
-    fn time(&mut self, id: &str, mut work: impl FnMut(u64)) -> f64 {
-        let mut samples = Vec::new();
-        let stream = self.stream;
-        self.criterion.bench_function(id, |b| {
-            b.iter_custom(|iters| timing::time_iters(stream, iters, &mut samples, &mut work))
-        });
-        timing::median(&mut samples)
-    }
-
-    fn record(
+    /// Times a checked row: paired samples, then criterion's two sides; adds the row.
+    #[allow(clippy::too_many_arguments)]
+    fn time(
         &mut self,
         algo: &str,
         ty: &'static str,
         n: usize,
         bytes: f64,
-        ours: f64,
-        reduce_like: bool,
+        read_limit: bool,
+        ours: &mut impl pairs::Enqueue,
+        cub: &mut impl pairs::Enqueue,
     ) {
-        let (limit, limit_name) = if reduce_like {
+        let id = format!("{algo}/{ty}/2^{}", n.trailing_zeros());
+        let c = match self.sampler.warm(ours, cub) {
+            Ok(c) => c,
+            Err(e) => fail(&format!("{id}: paired timing: {e}")),
+        };
+        show(&id, bytes, &c);
+        if let Some(criterion) = self.criterion.as_mut() {
+            pairs::criterion_sides(criterion, &id, self.stream, ours, cub);
+        }
+        let (limit, limit_name) = if read_limit {
             (self.read_bw, "read")
         } else {
             (self.copy_bw, "copy")
         };
-        self.rows.push(report::Row {
-            algo: algo.into(),
-            ty,
+        self.rows.push(Row::from_comparison(
+            algo, ty, n, bytes, &c, limit, limit_name,
+        ));
+    }
+
+    /// Reduce (sum) and inclusive scan (sum) of `n` items of `T`.
+    fn sums<T: Data>(&mut self, n: usize, reduce: bool, scan: bool) {
+        if !(reduce || scan) {
+            return;
+        }
+        if let Err(e) = self.try_sums::<T>(n, reduce, scan) {
+            fail(&format!("{} 2^{}: {e}", T::NAME, n.trailing_zeros()));
+        }
+    }
+
+    fn try_sums<T: Data>(&mut self, n: usize, reduce: bool, scan: bool) -> Result<(), String> {
+        let (stream, lib) = (self.stream, self.lib);
+        let seed = T::NAME.bytes().fold(0u64, |h, b| h * 131 + b as u64);
+        let host = random_data::<T>(n, seed);
+        let (want_sum, want_scan) = exact(&host, scan);
+        let inputs = upload(stream, &host)?;
+        drop(host);
+        let ptrs: Vec<u64> = inputs.iter().map(|s| ptr(stream, s)).collect();
+        let size = std::mem::size_of::<T>();
+        let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
+        if reduce {
+            let ours_out = alloc::<T::Accum>(stream, 1)?;
+            let cub_out = alloc::<T::Accum>(stream, 1)?;
+            let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
+            let mut theirs = CubCase::device(lib, "reduce_sum", T::NAME, &ptrs, c, n, stream)?;
+            let mut ours = |_: sys::CUstream, i: u64| {
+                let input = ptrs[i as usize % ptrs.len()];
+                // SAFETY: `input` holds n items of T and `o` one accumulator, both alive until
+                // the stream is synchronized at the end of this function.
+                unsafe { q.reduce_into_raw::<T, Sum>(input, n, o, 1) }.map_err(|e| e.to_string())
+            };
+            let bytes = (n * size) as f64;
+            let side = Sides {
+                ours_out: &ours_out,
+                cub_out: &cub_out,
+                want: &[want_sum],
+            };
+            self.row(
+                "reduce_sum",
+                T::NAME,
+                n,
+                bytes,
+                true,
+                &mut ours,
+                &mut theirs,
+                side,
+            )?;
+        }
+        if scan {
+            let ours_out = alloc::<T>(stream, n)?;
+            let cub_out = alloc::<T>(stream, n)?;
+            let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
+            let mut theirs =
+                CubCase::device(lib, "scan_inclusive_sum", T::NAME, &ptrs, c, n, stream)?;
+            let mut ours = |_: sys::CUstream, i: u64| {
+                let input = ptrs[i as usize % ptrs.len()];
+                // SAFETY: `input` and `o` hold n items of T each, disjoint, alive until the
+                // stream is synchronized at the end of this function.
+                unsafe { q.scan_raw::<T, Sum>(input, o, n, ScanKind::Inclusive) }
+                    .map_err(|e| e.to_string())
+            };
+            let bytes = (2 * n * size) as f64;
+            let side = Sides {
+                ours_out: &ours_out,
+                cub_out: &cub_out,
+                want: &want_scan,
+            };
+            self.row(
+                "scan_inclusive_sum",
+                T::NAME,
+                n,
+                bytes,
+                false,
+                &mut ours,
+                &mut theirs,
+                side,
+            )?;
+        }
+        stream
+            .synchronize()
+            .map_err(|e| format!("wait for the stream before freeing the buffers: {e}"))
+    }
+
+    /// Arg-min of `n` random `f32` (multiples of 2^-8 in [-2^15, 2^15): at 2^28 items each
+    /// value occurs about 16 times, so the lowest-index rule is exercised).
+    fn arg_min(&mut self, n: usize) {
+        if let Err(e) = self.try_arg_min(n) {
+            fail(&format!("arg_min f32 2^{}: {e}", n.trailing_zeros()));
+        }
+    }
+
+    fn try_arg_min(&mut self, n: usize) -> Result<(), String> {
+        let (stream, lib) = (self.stream, self.lib);
+        let mut rng = StdRng::seed_from_u64(0xa59 ^ n as u64);
+        let host: Vec<f32> = (0..n)
+            .map(|_| rng.random_range(-(1i32 << 23)..(1 << 23)) as f32 / 256.0)
+            .collect();
+        let (mut min, mut at) = (f32::INFINITY, 0usize);
+        for (i, &x) in host.iter().enumerate() {
+            if x < min {
+                (min, at) = (x, i);
+            }
+        }
+        let want = [min.to_bits(), at as u32];
+        let inputs = upload(stream, &host)?;
+        drop(host);
+        let ptrs: Vec<u64> = inputs.iter().map(|s| ptr(stream, s)).collect();
+        let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
+        // Both outputs: the f32 value's bits, then the u32 index.
+        let ours_out = alloc::<u32>(stream, 2)?;
+        let cub_out = alloc::<u32>(stream, 2)?;
+        let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
+        let mut theirs = CubCase::device(lib, "arg_min", "f32", &ptrs, c, n, stream)?;
+        let mut ours = |_: sys::CUstream, i: u64| {
+            let input = ptrs[i as usize % ptrs.len()];
+            // SAFETY: `input` holds n f32, `o` 8 bytes, alive until the synchronize below.
+            unsafe { q.arg_reduce_into_raw::<f32, ArgMin>(input, n, o) }.map_err(|e| e.to_string())
+        };
+        let side = Sides {
+            ours_out: &ours_out,
+            cub_out: &cub_out,
+            want: &want,
+        };
+        let bytes = (n * 4) as f64;
+        self.row(
+            "arg_min",
+            "f32",
             n,
             bytes,
-            ours,
-            cub: None,
-            limit,
-            limit_name,
-            ..Default::default()
-        });
-        self.progress.inc(1);
-        self.progress
-            .set_message(format!("{algo} {ty} 2^{}", n.trailing_zeros()));
-    }
-
-    fn device_cases<T: BenchElement>(&mut self, n: usize) {
-        let size = std::mem::size_of::<T>();
-        let Ok(mut output) = self.stream.alloc_zeros::<T>(n) else {
-            eprintln!(
-                "{} 2^{}: out of device memory, skipped",
-                T::NAME,
-                n.trailing_zeros()
-            );
-            return;
-        };
-        let inputs = inputs::<T>(self.stream, n, T::make);
-        let (wk, stream) = (self.wk, self.stream);
-        let mut result = stream.alloc_zeros::<T::Accum>(1).expect("allocate");
-        for (algo, op) in [("reduce_sum", 0), ("reduce_min", 1), ("reduce_max", 2)] {
-            let mut q = Queue::new(wk, stream).expect("queue");
-            let t = self.time(&format!("{algo}/{}/{n}", T::NAME), |i| {
-                let input = &inputs[i as usize % inputs.len()];
-                match op {
-                    0 => q.reduce_into(input, &mut result, Sum),
-                    1 => q.reduce_into(input, &mut result, Min),
-                    _ => q.reduce_into(input, &mut result, Max),
-                }
-                .expect("reduce")
-            });
-            self.record(algo, T::NAME, n, (n * size) as f64, t, true);
-        }
-        for (algo, kind) in [
-            ("scan_inclusive_sum", ScanKind::Inclusive),
-            ("scan_exclusive_sum", ScanKind::Exclusive),
-        ] {
-            let mut q = Queue::new(wk, stream).expect("queue");
-            let t = self.time(&format!("{algo}/{}/{n}", T::NAME), |i| {
-                q.scan(&inputs[i as usize % inputs.len()], &mut output, Sum, kind)
-                    .expect("scan")
-            });
-            self.record(algo, T::NAME, n, (2 * n * size) as f64, t, false);
-        }
-    }
-
-    fn row_cases<T: BenchElement>(&mut self, n: usize) {
-        let size = std::mem::size_of::<T>();
-        let rows = n / ROW_WIDTH;
-        let inputs = inputs::<T>(self.stream, n, T::make);
-        let mut reduced = self.stream.alloc_zeros::<T>(rows).expect("allocate");
-        let mut scanned = self.stream.alloc_zeros::<T>(n).expect("allocate");
-        let (wk, stream) = (self.wk, self.stream);
-        let mut q = Queue::new(wk, stream).expect("queue");
-        let t = self.time(&format!("rows_reduce_sum/{}/{n}", T::NAME), |i| {
-            q.rows_reduce(
-                &inputs[i as usize % inputs.len()],
-                ROW_WIDTH,
-                &mut reduced,
-                Sum,
-            )
-            .expect("rows reduce")
-        });
-        self.record(
-            "rows_reduce_sum",
-            T::NAME,
-            n,
-            ((n + rows) * size) as f64,
-            t,
             true,
-        );
-        let t = self.time(&format!("rows_scan_sum/{}/{n}", T::NAME), |i| {
-            q.rows_scan(
-                &inputs[i as usize % inputs.len()],
-                ROW_WIDTH,
-                &mut scanned,
-                Sum,
-                ScanKind::Inclusive,
-            )
-            .expect("rows scan")
-        });
-        self.record("rows_scan_sum", T::NAME, n, (2 * n * size) as f64, t, false);
+            &mut ours,
+            &mut theirs,
+            side,
+        )?;
+        stream
+            .synchronize()
+            .map_err(|e| format!("wait for the stream before freeing the buffers: {e}"))
     }
+
+    /// Checks a row ([`Bench::check`]); times it if it passed, reports it if not.
+    #[allow(clippy::too_many_arguments)]
+    fn row<V: Out>(
+        &mut self,
+        algo: &str,
+        ty: &'static str,
+        n: usize,
+        bytes: f64,
+        read_limit: bool,
+        ours: &mut impl pairs::Enqueue,
+        theirs: &mut CubCase,
+        side: Sides<V>,
+    ) -> Result<(), String> {
+        let what = format!("{algo} {ty} 2^{}", n.trailing_zeros());
+        match self.check(&what, ours, theirs, &side)? {
+            None => {
+                self.time(algo, ty, n, bytes, read_limit, ours, theirs);
+                Ok(())
+            }
+            Some(e) => {
+                self.reject(e);
+                Ok(())
+            }
+        }
+    }
+
+    /// One run of each side into poisoned outputs, compared with the host's result bit for
+    /// bit, then a second warpkit run compared with its first. `Ok(Some(..))`: what differs.
+    fn check<V: Out>(
+        &mut self,
+        what: &str,
+        ours: &mut impl pairs::Enqueue,
+        theirs: &mut CubCase,
+        side: &Sides<V>,
+    ) -> Result<Option<String>, String> {
+        let stream = self.stream;
+        let raw = stream.cu_stream();
+        let sync = |step: &str| {
+            stream
+                .synchronize()
+                .map_err(|e| format!("{what}: check: {step}: {e}"))
+        };
+        poison(stream, side.ours_out)?;
+        poison(stream, side.cub_out)?;
+        ours.enqueue(raw, 0)
+            .map_err(|e| format!("{what}: check run of warpkit: {e}"))?;
+        sync("warpkit's run")?;
+        theirs
+            .enqueue(raw, 0)
+            .map_err(|e| format!("{what}: check run of CUB: {e}"))?;
+        sync("CUB's run")?;
+        let first = read(stream, side.ours_out)?;
+        let cub = read(stream, side.cub_out)?;
+        let mut problems: Vec<String> = [
+            differs("warpkit against the host", &first, side.want),
+            differs("CUB against the host", &cub, side.want),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        poison(stream, side.ours_out)?;
+        ours.enqueue(raw, 0)
+            .map_err(|e| format!("{what}: second check run of warpkit: {e}"))?;
+        sync("warpkit's second run")?;
+        let second = read(stream, side.ours_out)?;
+        problems.extend(differs(
+            "warpkit's second run against its first",
+            &second,
+            &first,
+        ));
+        Ok((!problems.is_empty()).then(|| format!("{what}: {}", problems.join(" | "))))
+    }
+
+    fn reject(&mut self, e: String) {
+        eprintln!("CHECK FAILED: {e}");
+        self.failed.push(e);
+    }
+}
+
+/// What a row's outputs are read as: device values compared bit for bit.
+trait Out: bytemuck::Pod + std::fmt::Debug + DeviceRepr {}
+impl<V: bytemuck::Pod + std::fmt::Debug + DeviceRepr> Out for V {}
+
+/// A row's two output buffers and the host's expected contents.
+struct Sides<'a, V> {
+    ours_out: &'a CudaSlice<V>,
+    cub_out: &'a CudaSlice<V>,
+    want: &'a [V],
+}
+
+fn show(id: &str, bytes: f64, c: &Comparison) {
+    let (o, b, r) = (c.ours(), c.cub(), c.ratios());
+    eprintln!(
+        "{id}: warpkit {:.2} µs ({:.0} GB/s) [p10 {:.2}, p90 {:.2}], CUB {:.2} µs ({:.0} GB/s) \
+         [{:.2}, {:.2}], CUB/warpkit {:.3} [{:.3}, {:.3}], {} runs per sample",
+        o.median * 1e6,
+        bytes / o.median / 1e9,
+        o.p10 * 1e6,
+        o.p90 * 1e6,
+        b.median * 1e6,
+        bytes / b.median / 1e9,
+        b.p10 * 1e6,
+        b.p90 * 1e6,
+        r.median,
+        r.p10,
+        r.p90,
+        c.iters
+    );
 }

@@ -20,11 +20,23 @@
 //                      one warp per row with cub::WarpReduce / cub::WarpScan in a kernel of
 //                      ours, as warpkit's rows operations work (no temporary storage)
 //     type: u32 i32 u64 i64 f32 f64
+//   and three more, beside warpkit's own forms of them (in the common unit):
+//     warpkit_cub_reduce_sum_f16          __half in, one float out: cub::DeviceReduce::Reduce
+//                                         with cuda::std::plus<float> and init 0.0f (f32
+//                                         accumulation, as warpkit's f16 reduce)
+//     warpkit_cub_scan_inclusive_sum_f16  __half in and out: cub::DeviceScan::InclusiveScan
+//                                         with cuda::std::plus<float> (f32 accumulator, each
+//                                         output rounded once to __half, as warpkit's)
+//     warpkit_cub_arg_min_f32             float in; out: the float minimum, then its index
+//                                         as a uint32 (8 bytes, warpkit's layout):
+//                                         cub::DeviceReduce::ArgMin (CUB >= 2.8 form with
+//                                         separate value and index outputs)
 // Item counts below 2^32 use 32-bit offsets (CUB's fastest path), larger ones 64-bit.
 // -DWK_SKIP_<TYPE> (U32 ... F64) and -DWK_SKIP_COMMON leave parts out, so that the builder can
 // compile one type per nvcc process in parallel and link the objects.
 // benches/src/cub.rs lists the same names; a unit test there compares the two lists.
 #include <cub/cub.cuh>
+#include <cuda_fp16.h>
 #include <cuda/functional>
 #include <cuda/std/limits>
 #include <thrust/iterator/counting_iterator.h>
@@ -192,6 +204,26 @@ template <typename T> cudaError_t rows_warp_scan_sum(const void* in, void* out, 
 // CUB_VERSION: major * 100000 + minor * 100 + patch.
 extern "C" int warpkit_cub_version(void) { return CUB_VERSION; }
 extern "C" const char* warpkit_cub_error_string(int error) { return cudaGetErrorString(static_cast<cudaError_t>(error)); }
+// f16 with an f32 accumulator: the accumulator type CUB picks is the operator's result,
+// plus<float>(float, __half) -> float.
+extern "C" int warpkit_cub_reduce_sum_f16(WK_ARGS) {
+  return with_count(n, [&](auto c) {
+    return cub::DeviceReduce::Reduce(temp, *temp_bytes, static_cast<const __half*>(in), static_cast<float*>(out), c,
+                                     cuda::std::plus<float>{}, 0.0f, stream);
+  });
+}
+extern "C" int warpkit_cub_scan_inclusive_sum_f16(WK_ARGS) {
+  return with_count(n, [&](auto c) {
+    return cub::DeviceScan::InclusiveScan(temp, *temp_bytes, static_cast<const __half*>(in), static_cast<__half*>(out),
+                                          cuda::std::plus<float>{}, c, stream);
+  });
+}
+extern "C" int warpkit_cub_arg_min_f32(WK_ARGS) {
+  float* value = static_cast<float*>(out);
+  uint32_t* index = reinterpret_cast<uint32_t*>(static_cast<char*>(out) + sizeof(float));
+  return cub::DeviceReduce::ArgMin(temp, *temp_bytes, static_cast<const float*>(in), value, index,
+                                   static_cast<int64_t>(n), stream);
+}
 #endif
 
 // u32

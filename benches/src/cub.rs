@@ -36,6 +36,15 @@ pub const ROW_ALGOS: [&str; 4] = [
     "rows_warp_reduce_sum",
     "rows_warp_scan_sum",
 ];
+/// Whole-array operations outside the type × algorithm grid, called like `DEVICE_ALGOS`:
+/// `reduce_sum_f16` (one `f32` out: an f32 accumulator, as warpkit's), `scan_inclusive_sum_f16`
+/// (f32 accumulator, `f16` out), `arg_min_f32` (out: the `f32` value, then the index as a
+/// `u32`: 8 bytes, warpkit's layout).
+pub const EXTRA_OPS: [(&str, &str); 3] = [
+    ("reduce_sum", "f16"),
+    ("scan_inclusive_sum", "f16"),
+    ("arg_min", "f32"),
+];
 /// Entry points besides the operations.
 pub const EXTRA_SYMBOLS: [&str; 2] = ["warpkit_cub_version", "warpkit_cub_error_string"];
 
@@ -68,6 +77,7 @@ pub fn symbol(algo: &str, ty: &str) -> String {
 pub fn symbols() -> Vec<String> {
     let ops = DEVICE_ALGOS.iter().chain(&ROW_ALGOS);
     ops.flat_map(|a| TYPES.iter().map(move |t| symbol(a, t)))
+        .chain(EXTRA_OPS.iter().map(|(a, t)| symbol(a, t)))
         .chain(EXTRA_SYMBOLS.iter().map(|s| s.to_string()))
         .collect()
 }
@@ -206,7 +216,10 @@ impl CubLib {
     fn entry(&self, algo: &str, ty: &str) -> Result<Entry, String> {
         let name = symbol(algo, ty);
         let get_err = |e: libloading::Error| format!("{name}: {e}");
-        if DEVICE_ALGOS.contains(&algo) {
+        if !TYPES.contains(&ty) && !EXTRA_OPS.contains(&(algo, ty)) {
+            return Err(format!("no CUB operation {algo} on {ty}"));
+        }
+        if DEVICE_ALGOS.contains(&algo) || EXTRA_OPS.contains(&(algo, ty)) {
             let f = unsafe { self.lib.get::<DeviceFn>(name.as_bytes()) }.map_err(get_err)?;
             Ok(Entry::Device(*f))
         } else if ROW_ALGOS.contains(&algo) {
@@ -330,30 +343,32 @@ impl<'a> CubCase<'a> {
         width: u64,
         stream: &Arc<CudaStream>,
     ) -> Result<CubCase<'a>, String> {
-        if !TYPES.contains(&ty) {
-            return Err(format!("no CUB type {ty}"));
-        }
         if inputs.is_empty() {
             return Err("no input buffer".into());
         }
         let entry = lib.entry(algo, ty)?;
+        let name = symbol(algo, ty);
         let ctx = stream.context();
-        ctx.bind_to_thread().map_err(|e| e.to_string())?;
+        ctx.bind_to_thread()
+            .map_err(|e| format!("{name}: bind the stream's context to this thread: {e}"))?;
         let mut case = CubCase {
             lib,
             entry,
-            name: symbol(algo, ty),
+            name: name.clone(),
             inputs: inputs.to_vec(),
             out,
             n,
             width,
-            temp: DeviceMem::new(ctx, 1).map_err(|e| e.to_string())?,
+            temp: DeviceMem::new(ctx, 1)
+                .map_err(|e| format!("{name}: allocate a placeholder: {e}"))?,
             temp_bytes: 0,
         };
         // Query mode (temp = NULL), then the storage, once.
         let mut bytes = 0usize;
-        case.call(std::ptr::null_mut(), &mut bytes, stream.cu_stream(), 0)?;
-        case.temp = DeviceMem::new(ctx, bytes).map_err(|e| e.to_string())?;
+        case.call(std::ptr::null_mut(), &mut bytes, stream.cu_stream(), 0)
+            .map_err(|e| format!("temporary storage query: {e}"))?;
+        case.temp = DeviceMem::new(ctx, bytes)
+            .map_err(|e| format!("{name}: allocate {bytes} bytes of temporary storage: {e}"))?;
         case.temp_bytes = bytes;
         Ok(case)
     }
@@ -383,7 +398,12 @@ impl<'a> CubCase<'a> {
         if code == 0 {
             Ok(())
         } else {
-            Err(format!("{}: {}", self.name, self.lib.error_string(code)))
+            Err(format!(
+                "{} (run {run}, n {}): {}",
+                self.name,
+                self.n,
+                self.lib.error_string(code)
+            ))
         }
     }
 
@@ -394,10 +414,8 @@ impl<'a> CubCase<'a> {
 }
 
 impl Enqueue for CubCase<'_> {
-    fn enqueue(&mut self, stream: sys::CUstream, run: u64) {
-        if let Err(e) = self.launch(stream, run) {
-            panic!("{e}");
-        }
+    fn enqueue(&mut self, stream: sys::CUstream, run: u64) -> Result<(), String> {
+        self.launch(stream, run)
     }
 }
 
@@ -427,7 +445,7 @@ mod tests {
     fn loader_names_match_the_library_source() {
         let mut defined = extern_c_names(&lib_source());
         let mut expected = symbols();
-        assert_eq!(expected.len(), 6 * 13 + 2);
+        assert_eq!(expected.len(), 6 * 13 + EXTRA_OPS.len() + 2);
         let before = defined.len();
         defined.sort();
         defined.dedup();

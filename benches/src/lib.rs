@@ -8,11 +8,14 @@
 //!
 //! ```ignore
 //! let mut theirs = cub::CubCase::device(&lib, "reduce_sum", "u32", &input_ptrs, out_ptr, n, &stream)?;
-//! let c = sampler.warm(&mut |_s: CUstream, i: u64| { q.reduce_into(&inputs[i as usize % k], &mut r, Sum).unwrap(); }, &mut theirs)?;
+//! let mut ours = |_s: CUstream, i: u64| q.reduce_into(&inputs[i as usize % k], &mut r, Sum).map_err(|e| e.to_string());
+//! let c = sampler.warm(&mut ours, &mut theirs)?; // Err: pairs::Failed, naming the step
 //! rows.push(report::Row::from_comparison("reduce_sum", "u32", n, bytes, &c, read_bw, "read"));
 //! ```
 //!
-//! (`CUstream` is `cudarc::driver::sys::CUstream`; closures need their argument types written.)
+//! (`CUstream` is `cudarc::driver::sys::CUstream`; closures need their argument types written
+//! and return `Result<(), String>`.) `benches/throughput.rs` is the full example, with the
+//! output check before timing.
 //! Ours must run on `stream` (the closure also gets the raw `CUstream`) and rotate over the
 //! same buffers by the run index, as [`cub::CubCase`] does. `sampler.cold(..)` is the same
 //! with an L2 flush before each single timed run, for cases where `sampler.fits_in_l2(bytes)`.

@@ -21,14 +21,54 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Something that enqueues one run on a raw stream (no synchronisation). `run` counts the
-/// side's runs from 0, to rotate over input buffers.
+/// side's runs from 0, to rotate over input buffers. An error says what failed (it is
+/// reported with the side and the step of the measurement).
 pub trait Enqueue {
-    fn enqueue(&mut self, stream: sys::CUstream, run: u64);
+    fn enqueue(&mut self, stream: sys::CUstream, run: u64) -> Result<(), String>;
 }
 
-impl<F: FnMut(sys::CUstream, u64)> Enqueue for F {
-    fn enqueue(&mut self, stream: sys::CUstream, run: u64) {
+impl<F: FnMut(sys::CUstream, u64) -> Result<(), String>> Enqueue for F {
+    fn enqueue(&mut self, stream: sys::CUstream, run: u64) -> Result<(), String> {
         self(stream, run)
+    }
+}
+
+/// A failed measurement: the step that failed (`warm-up pair 3: record mark 2 (start of
+/// side B)`) and the cause (the driver's error, or the side's message).
+#[derive(Clone, Debug)]
+pub struct Failed {
+    pub step: String,
+    pub cause: String,
+}
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.step, self.cause)
+    }
+}
+
+impl std::error::Error for Failed {}
+
+/// Attaches a step to a driver error.
+pub trait Step<T> {
+    fn step(self, step: impl FnOnce() -> String) -> Result<T, Failed>;
+}
+
+impl<T> Step<T> for Result<T, DriverError> {
+    fn step(self, step: impl FnOnce() -> String) -> Result<T, Failed> {
+        self.map_err(|e| Failed {
+            step: step(),
+            cause: e.to_string(),
+        })
+    }
+}
+
+impl<T> Step<T> for Result<T, String> {
+    fn step(self, step: impl FnOnce() -> String) -> Result<T, Failed> {
+        self.map_err(|cause| Failed {
+            step: step(),
+            cause,
+        })
     }
 }
 
@@ -174,14 +214,22 @@ impl Gpu {
 }
 
 /// What the schedule needs of the GPU (a model of it in the tests).
+///
+/// Reading marks that were never recorded is an error on the GPU
+/// (`cuEventElapsedTime` answers `CUDA_ERROR_INVALID_HANDLE`), so waiting for the stream
+/// ([`Timeline::sync`]) and reading the marks ([`Timeline::read`]) are apart: the untimed
+/// first runs only wait.
 trait Timeline {
     fn stream(&self) -> sys::CUstream;
     /// Enqueues an L2 flush.
     fn flush(&mut self) -> Result<(), DriverError>;
     /// Records mark `i` (0, 1: start and stop of side 0; 2, 3: of side 1).
     fn mark(&mut self, i: usize) -> Result<(), DriverError>;
-    /// Waits for the stream; the seconds between marks 0 and 1, and between 2 and 3.
-    fn wait(&mut self) -> Result<[f64; 2], DriverError>;
+    /// Waits for everything enqueued on the stream.
+    fn sync(&mut self) -> Result<(), DriverError>;
+    /// After [`Timeline::sync`]: the seconds between marks 0 and 1, and between 2 and 3
+    /// (all four recorded since the last read).
+    fn read(&mut self) -> Result<[f64; 2], DriverError>;
 }
 
 impl Timeline for Gpu {
@@ -198,8 +246,11 @@ impl Timeline for Gpu {
         self.events[i].record(&self.stream)
     }
 
-    fn wait(&mut self) -> Result<[f64; 2], DriverError> {
-        self.stream.synchronize()?;
+    fn sync(&mut self) -> Result<(), DriverError> {
+        self.stream.synchronize()
+    }
+
+    fn read(&mut self) -> Result<[f64; 2], DriverError> {
         let ms = |s: usize| self.events[2 * s].elapsed_ms(&self.events[2 * s + 1]);
         Ok([ms(0)? as f64 * 1e-3, ms(1)? as f64 * 1e-3])
     }
@@ -207,13 +258,16 @@ impl Timeline for Gpu {
 
 impl Sampler {
     /// A sampler on `stream` (a stream from another library: `ctx.wrap_borrowed_stream(raw)`).
-    pub fn new(stream: &Arc<CudaStream>, config: Config) -> Result<Sampler, DriverError> {
+    pub fn new(stream: &Arc<CudaStream>, config: Config) -> Result<Sampler, Failed> {
         let ctx = stream.context();
-        let event = || ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT));
+        let event = |i: usize| {
+            ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .step(|| format!("Sampler::new: create timing event {i}"))
+        };
         Ok(Sampler {
             gpu: Gpu {
                 stream: stream.clone(),
-                events: [event()?, event()?, event()?, event()?],
+                events: [event(0)?, event(1)?, event(2)?, event(3)?],
                 flush: None,
             },
             config,
@@ -221,14 +275,22 @@ impl Sampler {
     }
 
     /// The device's L2 size (allocates the flush buffer, 2 × L2, on first use).
-    pub fn l2_bytes(&mut self) -> Result<usize, DriverError> {
-        Ok(self.gpu.flusher()?.l2_bytes())
+    pub fn l2_bytes(&mut self) -> Result<usize, Failed> {
+        let flush = self
+            .gpu
+            .flusher()
+            .step(|| "allocate the L2 flush buffer".into())?;
+        Ok(flush.l2_bytes())
     }
 
     /// Whether a run touching `bytes` (read + written) fits in L2: then a cold figure is
     /// worth taking beside the warm one.
-    pub fn fits_in_l2(&mut self, bytes: usize) -> Result<bool, DriverError> {
-        Ok(self.gpu.flusher()?.fits(bytes))
+    pub fn fits_in_l2(&mut self, bytes: usize) -> Result<bool, Failed> {
+        let flush = self
+            .gpu
+            .flusher()
+            .step(|| "allocate the L2 flush buffer".into())?;
+        Ok(flush.fits(bytes))
     }
 
     /// Warm-L2 comparison: back-to-back runs per sample.
@@ -236,7 +298,7 @@ impl Sampler {
         &mut self,
         ours: &mut impl Enqueue,
         cub: &mut impl Enqueue,
-    ) -> Result<Comparison, DriverError> {
+    ) -> Result<Comparison, Failed> {
         self.compare(L2::Warm, ours, cub)
     }
 
@@ -245,22 +307,35 @@ impl Sampler {
         &mut self,
         ours: &mut impl Enqueue,
         cub: &mut impl Enqueue,
-    ) -> Result<Comparison, DriverError> {
+    ) -> Result<Comparison, Failed> {
         self.compare(L2::Cold, ours, cub)
     }
 
+    /// The whole paired measurement. An error names the step (first runs, warm-up pair,
+    /// sampled pair; which mark or side) and the cause.
     pub fn compare(
         &mut self,
         l2: L2,
         ours: &mut impl Enqueue,
         cub: &mut impl Enqueue,
-    ) -> Result<Comparison, DriverError> {
+    ) -> Result<Comparison, Failed> {
+        // cudarc keeps an error from a drop (an event, a stream, a buffer freed) in the
+        // context and returns it from the next call that binds the context: name it here
+        // rather than let it look like a failure of the first step below.
+        self.gpu.stream.context().check_err().step(|| {
+            "before sampling: an error cudarc kept from an earlier drop in this context".into()
+        })?;
         if l2 == L2::Cold {
-            self.gpu.flusher()?;
+            self.gpu
+                .flusher()
+                .step(|| "allocate the L2 flush buffer".into())?;
         }
         schedule(&mut self.gpu, &self.config, l2, [ours, cub])
     }
 }
+
+/// Side names in messages: side 0 is ours (A), side 1 CUB (B).
+const SIDES: [&str; 2] = ["A (ours)", "B (CUB)"];
 
 /// The whole measurement: untimed first runs, the alternating warm-up, the pairs.
 fn schedule(
@@ -268,21 +343,32 @@ fn schedule(
     config: &Config,
     l2: L2,
     mut sides: [&mut dyn Enqueue; 2],
-) -> Result<Comparison, DriverError> {
+) -> Result<Comparison, Failed> {
     let mut runs = [0u64; 2];
-    // First runs untimed: module loading, CUB's first-call set-up.
-    for (side, run) in sides.iter_mut().zip(&mut runs) {
-        side.enqueue(tl.stream(), *run);
+    // First runs untimed: module loading, CUB's first-call set-up. No mark is recorded, so
+    // none is read: only wait.
+    for (s, (side, run)) in sides.iter_mut().zip(&mut runs).enumerate() {
+        side.enqueue(tl.stream(), *run)
+            .step(|| format!("first (untimed) run of side {}", SIDES[s]))?;
         *run += 1;
     }
-    tl.wait()?;
-    let first = pair(tl, &mut sides, &mut runs, 1, false, 0)?;
+    tl.sync()
+        .step(|| "wait for the first (untimed) runs of both sides".into())?;
+    let first = pair(tl, &mut sides, &mut runs, 1, false, 0, "first timed pair")?;
     let mut iters = iters_for(config, first);
     let warmup = config.warmup.as_secs_f64();
     let mut spent = [0.0; 2];
     let mut round = 0;
     while spent.iter().any(|&s| s < warmup) && round < 1_000_000 {
-        let t = pair(tl, &mut sides, &mut runs, iters, false, round)?;
+        let t = pair(
+            tl,
+            &mut sides,
+            &mut runs,
+            iters,
+            false,
+            round,
+            "warm-up pair",
+        )?;
         spent[0] += t[0] * iters as f64;
         spent[1] += t[1] * iters as f64;
         iters = iters_for(config, t);
@@ -299,7 +385,7 @@ fn schedule(
         cub: Vec::with_capacity(config.pairs),
     };
     for k in 0..config.pairs {
-        let t = pair(tl, &mut sides, &mut runs, iters, cold, k)?;
+        let t = pair(tl, &mut sides, &mut runs, iters, cold, k, "sampled pair")?;
         out.ours.push(t[0]);
         out.cub.push(t[1]);
     }
@@ -314,7 +400,8 @@ fn iters_for(config: &Config, per_run: [f64; 2]) -> u64 {
 }
 
 /// One sample of each side (`iters` runs between two marks), in the order A B for even `k`
-/// and B A for odd; returns the time of one run per side (seconds).
+/// and B A for odd; returns the time of one run per side (seconds). `what` names the pair
+/// in errors.
 fn pair(
     tl: &mut impl Timeline,
     sides: &mut [&mut dyn Enqueue; 2],
@@ -322,20 +409,32 @@ fn pair(
     iters: u64,
     cold: bool,
     k: usize,
-) -> Result<[f64; 2], DriverError> {
+    what: &str,
+) -> Result<[f64; 2], Failed> {
     let order = if k.is_multiple_of(2) { [0, 1] } else { [1, 0] };
     for s in order {
+        let at = || format!("{what} {k} ({iters} runs per sample)");
         if cold {
-            tl.flush()?;
+            tl.flush()
+                .step(|| format!("{}: L2 flush before side {}", at(), SIDES[s]))?;
         }
-        tl.mark(2 * s)?;
+        tl.mark(2 * s)
+            .step(|| format!("{}: record the start mark of side {}", at(), SIDES[s]))?;
         for _ in 0..iters {
-            sides[s].enqueue(tl.stream(), runs[s]);
+            sides[s]
+                .enqueue(tl.stream(), runs[s])
+                .step(|| format!("{}: run {} of side {}", at(), runs[s], SIDES[s]))?;
             runs[s] += 1;
         }
-        tl.mark(2 * s + 1)?;
+        tl.mark(2 * s + 1)
+            .step(|| format!("{}: record the stop mark of side {}", at(), SIDES[s]))?;
     }
-    let t = tl.wait()?;
+    tl.sync().step(|| {
+        format!("{what} {k}: wait for the stream (a run failed on the GPU, or an earlier one)")
+    })?;
+    let t = tl
+        .read()
+        .step(|| format!("{what} {k}: read the elapsed time between the marks"))?;
     Ok([t[0] / iters as f64, t[1] / iters as f64])
 }
 
@@ -343,6 +442,7 @@ fn pair(
 /// its own (`iter_custom`, CUDA events around criterion's `iters` back-to-back runs), so
 /// criterion's statistics, outlier analysis and change detection against the previous run
 /// apply. These are unpaired; the comparison in the tables comes from [`Sampler`].
+/// Criterion's closures cannot return errors: a failure panics with the step's message.
 pub fn criterion_sides(
     criterion: &mut Criterion,
     id: &str,
@@ -352,29 +452,43 @@ pub fn criterion_sides(
 ) {
     let mut group = criterion.benchmark_group(id);
     group.bench_function("warpkit", |b| {
-        b.iter_custom(|iters| time_runs(stream, iters, ours))
+        b.iter_custom(|iters| {
+            time_runs(stream, iters, ours).unwrap_or_else(|e| panic!("{id}/warpkit: {e}"))
+        })
     });
     group.bench_function("cub", |b| {
-        b.iter_custom(|iters| time_runs(stream, iters, cub))
+        b.iter_custom(|iters| {
+            time_runs(stream, iters, cub).unwrap_or_else(|e| panic!("{id}/cub: {e}"))
+        })
     });
     group.finish();
 }
 
 /// GPU time of `iters` back-to-back runs of `side` between two events.
-pub fn time_runs(stream: &Arc<CudaStream>, iters: u64, side: &mut impl Enqueue) -> Duration {
+pub fn time_runs(
+    stream: &Arc<CudaStream>,
+    iters: u64,
+    side: &mut impl Enqueue,
+) -> Result<Duration, Failed> {
     let ctx = stream.context();
     let event = || {
         ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-            .expect("create an event")
+            .step(|| "time_runs: create a timing event".into())
     };
-    let (start, stop) = (event(), event());
-    start.record(stream).expect("record an event");
+    let (start, stop) = (event()?, event()?);
+    start
+        .record(stream)
+        .step(|| "time_runs: record the start event".into())?;
     for run in 0..iters {
-        side.enqueue(stream.cu_stream(), run);
+        side.enqueue(stream.cu_stream(), run)
+            .step(|| format!("time_runs: run {run} of {iters}"))?;
     }
-    stop.record(stream).expect("record an event");
-    let ms = start.elapsed_ms(&stop).expect("read the events");
-    Duration::from_secs_f64(ms as f64 * 1e-3)
+    stop.record(stream)
+        .step(|| "time_runs: record the stop event".into())?;
+    let ms = start
+        .elapsed_ms(&stop)
+        .step(|| format!("time_runs: wait for {iters} runs and read the events"))?;
+    Ok(Duration::from_secs_f64(ms as f64 * 1e-3))
 }
 
 #[cfg(test)]
@@ -452,6 +566,9 @@ mod tests {
         done: usize,
         clock: f64,
         flushed: [bool; 2],
+        /// Marks recorded (and completed) since the last read, and the times between them.
+        recorded: [bool; 4],
+        times: [f64; 2],
     }
 
     impl Timeline for Model {
@@ -466,14 +583,20 @@ mod tests {
             self.log.borrow_mut().push(Op::Mark(i));
             Ok(())
         }
-        fn wait(&mut self) -> Result<[f64; 2], DriverError> {
+        fn sync(&mut self) -> Result<(), DriverError> {
             let log = self.log.borrow();
-            let (mut start, mut t) = ([0.0; 2], [0.0; 2]);
+            let mut start = [0.0; 2];
             for op in &log[self.done..] {
                 match *op {
                     Op::Flush => self.flushed = [true; 2],
-                    Op::Mark(i) if i % 2 == 0 => start[i / 2] = self.clock,
-                    Op::Mark(i) => t[i / 2] = self.clock - start[i / 2],
+                    Op::Mark(i) => {
+                        self.recorded[i] = true;
+                        if i % 2 == 0 {
+                            start[i / 2] = self.clock;
+                        } else {
+                            self.times[i / 2] = self.clock - start[i / 2];
+                        }
+                    }
                     Op::Run(s, _) => {
                         let slow = if self.clock < 0.05 { 2.0 } else { 1.0 };
                         let miss = if self.flushed[s] { self.cold_miss } else { 0.0 };
@@ -483,23 +606,41 @@ mod tests {
                 }
             }
             self.done = log.len();
-            Ok(t)
+            Ok(())
+        }
+        /// As `cuEventElapsedTime`: reading a mark never recorded is `INVALID_HANDLE` (the
+        /// error bench-pairs hit when the first untimed runs were followed by a read).
+        fn read(&mut self) -> Result<[f64; 2], DriverError> {
+            if self.recorded != [true; 4] {
+                return Err(DriverError(sys::CUresult::CUDA_ERROR_INVALID_HANDLE));
+            }
+            self.recorded = [false; 4];
+            Ok(self.times)
         }
     }
 
-    fn model_run(l2: L2) -> (Comparison, Vec<Op>, Config) {
-        let log = Rc::new(RefCell::new(Vec::new()));
-        let mut model = Model {
+    fn model(log: &Rc<RefCell<Vec<Op>>>) -> Model {
+        Model {
             log: log.clone(),
             cost: [2e-6, 3e-6],
             cold_miss: 1e-6,
             done: 0,
             clock: 0.0,
             flushed: [false; 2],
-        };
+            recorded: [false; 4],
+            times: [0.0; 2],
+        }
+    }
+
+    fn model_run(l2: L2) -> (Comparison, Vec<Op>, Config) {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut model = model(&log);
         let side = |s: usize| {
             let log = log.clone();
-            move |_: sys::CUstream, run: u64| log.borrow_mut().push(Op::Run(s, run))
+            move |_: sys::CUstream, run: u64| {
+                log.borrow_mut().push(Op::Run(s, run));
+                Ok(())
+            }
         };
         let (mut a, mut b) = (side(0), side(1));
         let config = Config::default();
@@ -604,6 +745,36 @@ mod tests {
                 Op::Run(..) => {}
             }
         }
+    }
+
+    #[test]
+    fn a_failing_side_names_the_step() {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut model = model(&log);
+        let mut a = |_: sys::CUstream, _: u64| Ok(());
+        let mut b = |_: sys::CUstream, run: u64| {
+            if run == 5 {
+                Err("cudaErrorInvalidResourceHandle".to_string())
+            } else {
+                Ok(())
+            }
+        };
+        let e = schedule(&mut model, &Config::default(), L2::Warm, [&mut a, &mut b])
+            .expect_err("side B fails at run 5");
+        assert!(
+            e.step.contains("warm-up pair") && e.step.contains("run 5 of side B (CUB)"),
+            "{e}"
+        );
+        assert_eq!(e.cause, "cudaErrorInvalidResourceHandle");
+    }
+
+    #[test]
+    fn reading_marks_never_recorded_fails_as_on_the_gpu() {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut m = model(&log);
+        m.sync().unwrap();
+        let e = m.read().expect_err("no mark recorded yet");
+        assert_eq!(e.0, sys::CUresult::CUDA_ERROR_INVALID_HANDLE);
     }
 
     #[test]

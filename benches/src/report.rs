@@ -225,11 +225,144 @@ pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>>
     Ok(())
 }
 
+/// The rows as JSON: `{"meta": {..}, "rows": [{..}, ..]}`, times in seconds, `null` where a
+/// figure is missing (written by hand: the strings here need no escaping but quotes and
+/// backslashes, which are escaped).
+pub fn json(rows: &[Row], meta: &[(&str, String)]) -> String {
+    let text = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+    let num = |x: f64| {
+        if x.is_finite() {
+            format!("{x:e}")
+        } else {
+            "null".into()
+        }
+    };
+    let opt = |v: Option<f64>| v.map(num).unwrap_or_else(|| "null".into());
+    let mut s = String::from("{\n  \"meta\": {");
+    for (i, (k, v)) in meta.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(s, "{sep}\n    {}: {}", text(k), text(v));
+    }
+    s += "\n  },\n  \"rows\": [";
+    for (i, r) in rows.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        let pct = |t: f64| 100.0 * r.bandwidth(t) / r.limit;
+        let _ = write!(
+            s,
+            "{sep}\n    {{\"operation\": {}, \"type\": {}, \"n\": {}, \"l2\": {}, \"bytes\": {}, \
+             \"seconds\": {}, \"seconds_p10\": {}, \"seconds_p90\": {}, \"bytes_per_second\": {}, \
+             \"percent_of_limit\": {}, \"cub_seconds\": {}, \"cub_seconds_p10\": {}, \
+             \"cub_seconds_p90\": {}, \"cub_bytes_per_second\": {}, \"cub_percent_of_limit\": {}, \
+             \"pair_ratio_median\": {}, \"limit\": {}, \"limit_bytes_per_second\": {}}}",
+            text(&r.algo),
+            text(r.ty),
+            r.n,
+            text(r.l2.name()),
+            num(r.bytes),
+            num(r.ours),
+            opt(r.ours_spread.map(|s| s.0)),
+            opt(r.ours_spread.map(|s| s.1)),
+            num(r.bandwidth(r.ours)),
+            num(pct(r.ours)),
+            opt(r.cub),
+            opt(r.cub_spread.map(|s| s.0)),
+            opt(r.cub_spread.map(|s| s.1)),
+            opt(r.cub.map(|c| r.bandwidth(c))),
+            opt(r.cub.map(pct)),
+            opt(r.pair_ratio),
+            text(r.limit_name),
+            num(r.limit),
+        );
+    }
+    s += "\n  ]\n}\n";
+    s
+}
+
+/// A bar chart (hand-written SVG): per row, the percentage of its bandwidth limit (read for
+/// reductions, copy for scans) that warpkit (blue) and CUB (orange) reach, with a line at
+/// 100%.
+pub fn percent_bars_svg(rows: &[Row], title: &str) -> String {
+    let (label_w, bar_w, row_h, top) = (260.0, 600.0, 34.0, 60.0);
+    let most = rows
+        .iter()
+        .flat_map(|r| {
+            let p = |t: f64| 100.0 * r.bandwidth(t) / r.limit;
+            [Some(p(r.ours)), r.cub.map(p)]
+        })
+        .flatten()
+        .filter(|p| p.is_finite())
+        .fold(100.0f64, f64::max)
+        .min(400.0);
+    let scale = bar_w / (most * 1.05);
+    let height = top + row_h * rows.len() as f64 + 40.0;
+    let width = label_w + bar_w + 140.0;
+    let esc = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"10\" y=\"20\" font-size=\"15\">{}</text>\n\
+         <rect x=\"10\" y=\"32\" width=\"12\" height=\"10\" fill=\"#1f77b4\"/>\
+         <text x=\"26\" y=\"41\">warpkit</text>\n\
+         <rect x=\"90\" y=\"32\" width=\"12\" height=\"10\" fill=\"#ff7f0e\"/>\
+         <text x=\"106\" y=\"41\">CUB</text>\n",
+        esc(title)
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let y = top + row_h * i as f64;
+        let label = format!(
+            "{} {} 2^{} ({}, {})",
+            r.algo,
+            r.ty,
+            r.n.trailing_zeros(),
+            r.limit_name,
+            r.l2.name()
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.0}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            label_w - 8.0,
+            y + row_h / 2.0 + 4.0,
+            esc(&label)
+        );
+        let bars = [(Some(r.ours), "#1f77b4", 0.0), (r.cub, "#ff7f0e", 1.0)];
+        for (t, color, k) in bars {
+            let Some(t) = t else { continue };
+            let pct = 100.0 * r.bandwidth(t) / r.limit;
+            let w = (pct.clamp(0.0, most) * scale).max(0.5);
+            let by = y + 3.0 + k * 14.0;
+            let _ = writeln!(
+                s,
+                "<rect x=\"{label_w:.0}\" y=\"{by:.1}\" width=\"{w:.1}\" height=\"12\" fill=\"{color}\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\">{pct:.0}%</text>",
+                label_w + w + 4.0,
+                by + 10.0
+            );
+        }
+    }
+    let x100 = label_w + 100.0 * scale;
+    let _ = writeln!(
+        s,
+        "<line x1=\"{x100:.1}\" y1=\"{:.0}\" x2=\"{x100:.1}\" y2=\"{:.0}\" stroke=\"#888\" \
+         stroke-dasharray=\"4 3\"/><text x=\"{x100:.1}\" y=\"{:.0}\" text-anchor=\"middle\" \
+         fill=\"#555\">100% of limit</text>",
+        top - 4.0,
+        height - 30.0,
+        height - 14.0
+    );
+    s += "</svg>\n";
+    s
+}
+
 /// Reads rows back from [`csv`]'s output (for redrawing a plot without a GPU). Columns are
 /// found by name, so CSVs written before the paired columns existed still load (as warm,
 /// unpaired rows).
 pub fn parse_csv(text: &str) -> Result<Vec<Row>, String> {
-    const TYPES: [&str; 6] = ["u32", "i32", "f32", "u64", "i64", "f64"];
+    const TYPES: [&str; 8] = ["u32", "i32", "f32", "u64", "i64", "f64", "f16", "bf16"];
     const LIMITS: [&str; 2] = ["read", "copy"];
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
@@ -363,6 +496,19 @@ mod tests {
             md.contains("| scan_inclusive_sum | u64 | 2^24 | warm |"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn json_and_bars_name_every_row() {
+        let rows = vec![paired_row()];
+        let j = json(&rows, &[("device", "H200 \"x\"".into())]);
+        assert!(j.contains("\"device\": \"H200 \\\"x\\\"\""), "{j}");
+        assert!(j.contains("\"operation\": \"reduce_sum\""), "{j}");
+        assert!(j.contains("\"pair_ratio_median\": 1.2e0"), "{j}");
+        let svg = percent_bars_svg(&rows, "t <1>");
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert!(svg.contains("t &lt;1&gt;") && svg.contains("reduce_sum f32 2^20"));
+        assert_eq!(svg.matches("<rect").count(), 1 + 2 + 2);
     }
 
     #[test]

@@ -292,6 +292,26 @@ impl Queue {
         if input.len == 0 {
             return Ok(None);
         }
+        self.not_capturing("arg_reduce", "it returns the result to the host")?;
+        self.enqueue_arg_reduce("arg_reduce", kernel, input, item, index_bytes, None)?;
+        let bytes = self.read_result(item + index_bytes)?;
+        let mut index = [0u8; 8];
+        index[..index_bytes].copy_from_slice(&bytes[item..item + index_bytes]);
+        Ok(Some((bytes[..item].to_vec(), u64::from_le_bytes(index))))
+    }
+
+    /// Enqueues arg-reduce `kernel` over `input` (`len > 0`), writing the value (`item`
+    /// bytes) and then the index (`index_bytes`) to `output` (`None`: the result slot).
+    pub(crate) fn enqueue_arg_reduce(
+        &mut self,
+        op: &'static str,
+        kernel: Kernel,
+        input: Range,
+        item: usize,
+        index_bytes: usize,
+        output: Option<u64>,
+    ) -> Result<(), Error> {
+        debug_assert!(input.len > 0);
         // The index type's largest value marks "no index".
         let max = if index_bytes == 4 {
             u32::MAX as u64
@@ -300,18 +320,20 @@ impl Queue {
         };
         if input.len as u64 >= max {
             return Err(Error::TooLarge {
-                op: "arg_reduce",
+                op,
                 len: input.len,
                 max: (max - 1) as usize,
             });
         }
         self.bind()?;
-        self.not_capturing("arg_reduce", "it returns the result to the host")?;
-        self.enqueue_reduce(kernel, input.ptr, input.len, item, item + index_bytes, None)?;
-        let bytes = self.read_result(item + index_bytes)?;
-        let mut index = [0u8; 8];
-        index[..index_bytes].copy_from_slice(&bytes[item..item + index_bytes]);
-        Ok(Some((bytes[..item].to_vec(), u64::from_le_bytes(index))))
+        self.enqueue_reduce(
+            kernel,
+            input.ptr,
+            input.len,
+            item,
+            item + index_bytes,
+            output,
+        )
     }
 
     /// The library kernels of `T` and `O`.

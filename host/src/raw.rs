@@ -85,6 +85,39 @@ impl Queue {
         Ok(found.map(|(v, i)| (value(&v), i as usize)))
     }
 
+    /// [`Queue::arg_reduce`] left on the device, enqueued only (no wait, so it can be timed
+    /// back to back and captured in a graph): at `output`, the value (`size_of::<T>()` bytes)
+    /// and right after it the index as `T::Index` (`u32` beside 32-bit values, `u64` beside
+    /// 64-bit ones), `size_of::<T>() + size_of::<T::Index>()` bytes aligned for `T::Index`.
+    /// Empty input is refused (there is no index to write).
+    ///
+    /// # Safety
+    /// See the impl block.
+    pub unsafe fn arg_reduce_into_raw<T: ArgElement, O: ArgOp>(
+        &mut self,
+        input: u64,
+        len: usize,
+        output: u64,
+    ) -> Result<(), Error> {
+        if len == 0 {
+            return Err(Error::LengthMismatch {
+                op: "arg_reduce_into_raw",
+                what: "input",
+                expected: 1,
+                found: 0,
+            });
+        }
+        let kernel = self.wk.table().of::<T>().arg[O::INDEX];
+        self.enqueue_arg_reduce(
+            "arg_reduce_into_raw",
+            kernel,
+            Range { ptr: input, len },
+            std::mem::size_of::<T>(),
+            std::mem::size_of::<T::Index>(),
+            Some(output),
+        )
+    }
+
     /// [`Queue::scan`] on addresses (`input == output` scans in place).
     ///
     /// # Safety
