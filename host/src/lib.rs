@@ -75,6 +75,8 @@ mod element;
 mod error;
 mod kernels;
 mod module;
+#[cfg(feature = "nccl")]
+pub mod multi;
 mod ops;
 pub mod ptx;
 mod queue;
