@@ -58,7 +58,7 @@ use crate::custom::CustomKernels;
 use crate::element::{DeviceOp, Element};
 use crate::error::{During as _, Error};
 use crate::module::Kernel;
-use crate::ops::{Range, Set, check_output, value};
+use crate::ops::{Range, Set, check_output};
 use crate::queue::{Buffer, Queue, ScanKind, scan_tiles};
 use bytemuck::Pod;
 use cudarc::driver::{
@@ -283,40 +283,17 @@ impl MultiGpu {
         }
     }
 
-    /// The ranges of `shards`, each checked to be on its GPU's context, with the guards that
-    /// record their use on each GPU's stream.
-    fn inputs<'a, T, S: DevicePtr<T>>(
-        &'a self,
-        op: &'static str,
-        shards: &'a [S],
-    ) -> Result<(Vec<Range>, Vec<SyncOnDrop<'a>>), Error> {
+    /// Refuses shards that are not on their GPU's context.
+    fn check_contexts<T>(&self, op: &'static str, shards: &[impl DeviceSlice<T>]) -> Result<(), Error> {
         self.check_count(op, shards.len())?;
-        let mut ranges = Vec::new();
-        let mut guards = Vec::new();
         for (rank, s) in self.ranks.iter().zip(shards) {
-            same_context(op, rank, s)?;
-            let (ptr, guard) = s.device_ptr(rank.queue.stream());
-            ranges.push(Range { ptr, len: s.len() });
-            guards.push(guard);
+            rank.queue.same_context(op, s)?;
         }
-        Ok((ranges, guards))
+        Ok(())
     }
 
-    fn outputs<'a, T, D: DevicePtrMut<T>>(
-        ranks: &'a [Rank],
-        op: &'static str,
-        shards: &'a mut [D],
-    ) -> Result<(Vec<Range>, Vec<SyncOnDrop<'a>>), Error> {
-        let mut ranges = Vec::new();
-        let mut guards = Vec::new();
-        for (rank, s) in ranks.iter().zip(shards.iter_mut()) {
-            same_context(op, rank, s)?;
-            let len = s.len();
-            let (ptr, guard) = s.device_ptr_mut(rank.queue.stream());
-            ranges.push(Range { ptr, len });
-            guards.push(guard);
-        }
-        Ok((ranges, guards))
+    fn streams(&self) -> Vec<Arc<CudaStream>> {
+        self.ranks.iter().map(|r| r.queue.stream().clone()).collect()
     }
 
     /// Enqueues the reduction of all shards (of every process) into `outputs[i][0]` on every
@@ -353,7 +330,7 @@ impl MultiGpu {
         let mut outs = self.alloc::<T::Accum>(&vec![1; self.ranks.len()])?;
         self.reduce_into(inputs, &mut outs, op)?;
         self.synchronize()?;
-        let first = self.gather(&outs[..1].to_vec())?;
+        let first = self.ranks[0].queue.stream().clone_dtoh(&outs[0]).during("copy result")?;
         Ok(T::from_accum(first[0]))
     }
 
@@ -420,9 +397,11 @@ impl MultiGpu {
         outputs: &mut [D],
         identity: &[u8],
     ) -> Result<(), Error> {
-        let (ins, _gi) = self.inputs(op, inputs)?;
-        self.check_count(op, outputs.len())?;
-        let (outs, _go) = Self::outputs(&self.ranks, op, outputs)?;
+        self.check_contexts(op, inputs)?;
+        self.check_contexts(op, outputs)?;
+        let streams = self.streams();
+        let (ins, _gi) = ranges_in(&streams, inputs);
+        let (outs, _go) = ranges_out(&streams, outputs);
         check_reduce(op, &outs)?;
         run_reduce(&mut self.ranks, self.world, plans, &ins, &outs, identity)
     }
@@ -437,9 +416,11 @@ impl MultiGpu {
         kind: ScanKind,
         identity: &[u8],
     ) -> Result<(), Error> {
-        let (ins, _gi) = self.inputs(op, inputs)?;
-        self.check_count(op, outputs.len())?;
-        let (outs, _go) = Self::outputs(&self.ranks, op, outputs)?;
+        self.check_contexts(op, inputs)?;
+        self.check_contexts(op, outputs)?;
+        let streams = self.streams();
+        let (ins, _gi) = ranges_in(&streams, inputs);
+        let (outs, _go) = ranges_out(&streams, outputs);
         check_scan(op, &ins, &outs, plans[0].set.item_bytes)?;
         run_scan(&mut self.ranks, self.world, plans, &ins, &outs, kind, identity)
     }
@@ -468,7 +449,9 @@ impl MultiGpu {
                 ),
             });
         }
-        let (outs, _g) = Self::outputs(&self.ranks, "nccl_all_reduce", buffers)?;
+        self.check_contexts("nccl_all_reduce", buffers)?;
+        let streams = self.streams();
+        let (outs, _g) = ranges_out(&streams, buffers);
         let ranks = &self.ranks;
         nccl::group(|| {
             for (rank, o) in ranks.iter().zip(&outs) {
@@ -489,8 +472,35 @@ impl MultiGpu {
     }
 }
 
-fn same_context<T>(op: &'static str, rank: &Rank, s: &impl DeviceSlice<T>) -> Result<(), Error> {
-    rank.queue.same_context(op, s)
+/// The ranges of input shards, with the guards that record their use on each GPU's stream.
+fn ranges_in<'a, T, S: DevicePtr<T>>(
+    streams: &'a [Arc<CudaStream>],
+    shards: &'a [S],
+) -> (Vec<Range>, Vec<SyncOnDrop<'a>>) {
+    let mut ranges = Vec::new();
+    let mut guards = Vec::new();
+    for (stream, s) in streams.iter().zip(shards) {
+        let (ptr, guard) = s.device_ptr(stream);
+        ranges.push(Range { ptr, len: s.len() });
+        guards.push(guard);
+    }
+    (ranges, guards)
+}
+
+/// The ranges of output shards, with their guards.
+fn ranges_out<'a, T, D: DevicePtrMut<T>>(
+    streams: &'a [Arc<CudaStream>],
+    shards: &'a mut [D],
+) -> (Vec<Range>, Vec<SyncOnDrop<'a>>) {
+    let mut ranges = Vec::new();
+    let mut guards = Vec::new();
+    for (stream, s) in streams.iter().zip(shards.iter_mut()) {
+        let len = s.len();
+        let (ptr, guard) = s.device_ptr_mut(stream);
+        ranges.push(Range { ptr, len });
+        guards.push(guard);
+    }
+    (ranges, guards)
 }
 
 /// Refuses an empty or repeated device list.
@@ -686,8 +696,12 @@ impl<T: Pod, Op: ReduceOp<T>> MultiCustom<'_, T, Op> {
         let mut outs = self.gpus.alloc::<T>(&vec![1; self.gpus.ranks.len()])?;
         self.reduce_into(inputs, &mut outs)?;
         self.gpus.synchronize()?;
-        let first = self.gpus.gather(&outs[..1].to_vec())?;
-        Ok(value(bytemuck::bytes_of(&first[0])))
+        let first = self.gpus.ranks[0]
+            .queue
+            .stream()
+            .clone_dtoh(&outs[0])
+            .during("copy result")?;
+        Ok(first[0])
     }
 
     /// See [`MultiGpu::scan`].

@@ -231,28 +231,31 @@ fn load() -> Result<Api, Error> {
             (lib, path)
         }
     };
-    macro_rules! sym {
-        ($name:literal) => {
-            // SAFETY: the type is the function's signature in nccl.h.
-            *unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|e| Error::NoNccl {
-                searched: format!("{} lacks {}: {e}", path.display(), $name),
-            })?
-        };
-    }
     Ok(Api {
-        get_version: sym!("ncclGetVersion"),
-        get_error_string: sym!("ncclGetErrorString"),
-        get_unique_id: sym!("ncclGetUniqueId"),
-        comm_init_rank: sym!("ncclCommInitRank"),
-        comm_init_all: sym!("ncclCommInitAll"),
-        comm_destroy: sym!("ncclCommDestroy"),
-        all_gather: sym!("ncclAllGather"),
-        all_reduce: sym!("ncclAllReduce"),
-        group_start: sym!("ncclGroupStart"),
-        group_end: sym!("ncclGroupEnd"),
+        get_version: symbol(&lib, &path, "ncclGetVersion")?,
+        get_error_string: symbol(&lib, &path, "ncclGetErrorString")?,
+        get_unique_id: symbol(&lib, &path, "ncclGetUniqueId")?,
+        comm_init_rank: symbol(&lib, &path, "ncclCommInitRank")?,
+        comm_init_all: symbol(&lib, &path, "ncclCommInitAll")?,
+        comm_destroy: symbol(&lib, &path, "ncclCommDestroy")?,
+        all_gather: symbol(&lib, &path, "ncclAllGather")?,
+        all_reduce: symbol(&lib, &path, "ncclAllReduce")?,
+        group_start: symbol(&lib, &path, "ncclGroupStart")?,
+        group_end: symbol(&lib, &path, "ncclGroupEnd")?,
         path,
         _lib: lib,
     })
+}
+
+/// The function `name` of `lib` as `F`.
+fn symbol<F: Copy>(lib: &libloading::os::unix::Library, path: &Path, name: &str) -> Result<F, Error> {
+    let mut bytes = name.as_bytes().to_vec();
+    bytes.push(0);
+    // SAFETY: every caller's `F` is the function's signature in nccl.h.
+    let f = unsafe { lib.get::<F>(&bytes) }.map_err(|e| Error::NoNccl {
+        searched: format!("{} lacks {name}: {e}", path.display()),
+    })?;
+    Ok(*f)
 }
 
 /// Turns an `ncclResult_t` into a `Result`, with NCCL's message.
