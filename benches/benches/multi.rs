@@ -192,7 +192,10 @@ fn main() {
             result::mem_get_info().unwrap()
         };
         if 2 * n * 4 + (1 << 30) > free {
-            println!("(2^{k}: {} GiB free per GPU, not enough; stopped)", free >> 30);
+            println!(
+                "(2^{k}: {} GiB free per GPU, not enough; stopped)",
+                free >> 30
+            );
             break;
         }
         let mut rows = measure::<u32>(&mut gpus, &mut single, n, 1, DataType::Uint32);

@@ -157,21 +157,34 @@ fn kahan<A: Model>(xs: impl Iterator<Item = A>) -> (f64, f64) {
 
 /// Compares a multi-GPU value with the single-GPU one: bits, or for float sums both within
 /// `TOLERANCE × max(Σ|x|, 1)` of the compensated sum.
-fn agree<T: TestElement>(got: T::Accum, single: T::Accum, exact: Option<(f64, f64)>, what: &dyn Fn() -> String)
-where
+fn agree<T: TestElement>(
+    got: T::Accum,
+    single: T::Accum,
+    exact: Option<(f64, f64)>,
+    what: &dyn Fn() -> String,
+) where
     T::Accum: Model,
 {
     if let Some((sum, mag)) = exact {
         let bound = T::TOLERANCE * mag.max(1.0);
         let g = got.wide();
-        assert!((g - sum).abs() <= bound, "{}: got {g}, compensated sum {sum}, bound {bound}", what());
+        assert!(
+            (g - sum).abs() <= bound,
+            "{}: got {g}, compensated sum {sum}, bound {bound}",
+            what()
+        );
         return;
     }
     if single.nan() && T::TOLERANCE > 0.0 {
         assert!(got.nan(), "{}: got {got:?}, single GPU NaN", what());
         return;
     }
-    assert_eq!(bytemuck::bytes_of(&got), bytemuck::bytes_of(&single), "{}: got {got:?}, single GPU {single:?}", what());
+    assert_eq!(
+        bytemuck::bytes_of(&got),
+        bytemuck::bytes_of(&single),
+        "{}: got {got:?}, single GPU {single:?}",
+        what()
+    );
 }
 
 fn check<T: TestElement, O: DeviceOp>(
@@ -194,19 +207,39 @@ fn check<T: TestElement, O: DeviceOp>(
         gpus.synchronize().unwrap();
         let got = gpus.gather(&out).unwrap();
         for (i, pair) in got.chunks(2).enumerate() {
-            assert_eq!(bytemuck::bytes_of(&pair[1]), &[0xA5u8; 8][..size_of::<T::Accum>()], "{}: wrote past output[0] on GPU {i}", what("reduce"));
-            assert_eq!(bytemuck::bytes_of(&pair[0]), bytemuck::bytes_of(&got[0]), "{}: GPUs disagree", what("reduce"));
+            assert_eq!(
+                bytemuck::bytes_of(&pair[1]),
+                &[0xA5u8; 8][..size_of::<T::Accum>()],
+                "{}: wrote past output[0] on GPU {i}",
+                what("reduce")
+            );
+            assert_eq!(
+                bytemuck::bytes_of(&pair[0]),
+                bytemuck::bytes_of(&got[0]),
+                "{}: GPUs disagree",
+                what("reduce")
+            );
         }
         runs.push(got[0]);
     }
-    assert_eq!(bytemuck::bytes_of(&runs[0]), bytemuck::bytes_of(&runs[1]), "{}: not deterministic", what("reduce"));
+    assert_eq!(
+        bytemuck::bytes_of(&runs[0]),
+        bytemuck::bytes_of(&runs[1]),
+        "{}: not deterministic",
+        what("reduce")
+    );
     let mut one = single.stream().alloc_zeros::<T::Accum>(1).unwrap();
     single.reduce_into(&whole, &mut one, O::default()).unwrap();
     let one = single.stream().clone_dtoh(&one).unwrap()[0];
     let exact = float_sum.then(|| kahan(data.iter().map(|x| x.to_accum())));
     agree::<T>(runs[0], one, exact, &|| what("reduce"));
     let host: T = gpus.reduce(&input, O::default()).unwrap();
-    assert_eq!(bytemuck::bytes_of(&host), bytemuck::bytes_of(&T::from_accum(runs[0])), "{}: reduce and reduce_into", what("reduce"));
+    assert_eq!(
+        bytemuck::bytes_of(&host),
+        bytemuck::bytes_of(&T::from_accum(runs[0])),
+        "{}: reduce and reduce_into",
+        what("reduce")
+    );
     // Scans: every element, twice.
     for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
         let mut runs = Vec::new();
@@ -216,7 +249,11 @@ fn check<T: TestElement, O: DeviceOp>(
             gpus.synchronize().unwrap();
             runs.push(gpus.gather(&out).unwrap());
         }
-        assert!(bits(&runs[0]) == bits(&runs[1]), "{}: not deterministic", what(&format!("{kind:?} scan")));
+        assert!(
+            bits(&runs[0]) == bits(&runs[1]),
+            "{}: not deterministic",
+            what(&format!("{kind:?} scan"))
+        );
         let mut one = single.stream().alloc_zeros::<T>(data.len().max(1)).unwrap();
         let mut view = one.slice_mut(0..data.len());
         single.scan(&whole, &mut view, O::default(), kind).unwrap();
@@ -232,10 +269,16 @@ fn check<T: TestElement, O: DeviceOp>(
                 c = (t - s) - y;
                 s = t;
             }
-            let exact = float_sum.then_some(if kind == ScanKind::Inclusive { (s, m) } else { before });
+            let exact = float_sum.then_some(if kind == ScanKind::Inclusive {
+                (s, m)
+            } else {
+                before
+            });
             // Half types are rounded to 2 or 3 significant digits per element.
             let exact = exact.map(|(s, m)| (s, m + s.abs()));
-            agree::<T>(runs[0][i].to_accum(), one[i].to_accum(), exact, &|| format!("{} at {i}", what(&format!("{kind:?} scan"))));
+            agree::<T>(runs[0][i].to_accum(), one[i].to_accum(), exact, &|| {
+                format!("{} at {i}", what(&format!("{kind:?} scan")))
+            });
         }
     }
 }
@@ -297,13 +340,23 @@ fn bad_shards_are_refused_before_anything_is_enqueued() {
         let world = gpus.world_size();
         let input = gpus.scatter(&[1u32, 2, 3, 4, 5]).unwrap();
         let lengths = MultiGpu::shard_lengths(5, world);
-        let mut short: Vec<_> = gpus.alloc::<u32>(&lengths.iter().map(|l| l - 1).collect::<Vec<_>>()).unwrap();
-        let e = gpus.scan(&input, &mut short, Sum, ScanKind::Inclusive).unwrap_err();
+        let mut short: Vec<_> = gpus
+            .alloc::<u32>(&lengths.iter().map(|l| l - 1).collect::<Vec<_>>())
+            .unwrap();
+        let e = gpus
+            .scan(&input, &mut short, Sum, ScanKind::Inclusive)
+            .unwrap_err();
         assert!(matches!(e, Error::LengthMismatch { .. }), "{e}");
-        let e = gpus.reduce::<u32, _, _>(&input[..0], Sum).unwrap_err().to_string();
+        let e = gpus
+            .reduce::<u32, _, _>(&input[..0], Sum)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("shards (one per GPU of this process)"), "{e}");
         let mut empty_out = gpus.alloc::<u32>(&vec![0; world]).unwrap();
-        let e = gpus.reduce_into(&input, &mut empty_out, Sum).unwrap_err().to_string();
+        let e = gpus
+            .reduce_into(&input, &mut empty_out, Sum)
+            .unwrap_err()
+            .to_string();
         assert!(e.ends_with("output has 0 elements, expected 1"), "{e}");
         if world == 2 {
             // Shards swapped: each on the other GPU's context.
@@ -315,7 +368,10 @@ fn bad_shards_are_refused_before_anything_is_enqueued() {
         let empty = gpus.scatter(&nothing).unwrap();
         assert_eq!(gpus.reduce(&empty, Sum).unwrap(), 0u32);
         assert_eq!(gpus.reduce(&empty, Min).unwrap(), u32::MAX);
-        assert!(matches!(MultiGpu::new(&[0, 0]), Err(Error::BadShards { .. })));
+        assert!(matches!(
+            MultiGpu::new(&[0, 0]),
+            Err(Error::BadShards { .. })
+        ));
     }
 }
 
@@ -330,7 +386,11 @@ fn ragged_shards_small() {
         let stream = wk.new_stream().unwrap();
         let mut single = Queue::new(&wk, &stream).unwrap();
         let n = 70_001;
-        let lengths = if ordinals.len() == 2 { vec![40_003, n - 40_003] } else { vec![n] };
+        let lengths = if ordinals.len() == 2 {
+            vec![40_003, n - 40_003]
+        } else {
+            vec![n]
+        };
         let data: Vec<u32> = (0..n).map(|_| rng.random()).collect();
         check::<u32, Sum>(&mut gpus, &mut single, &data, &lengths);
         let data: Vec<f64> = (0..n).map(|_| f64::finite(&mut rng)).collect();

@@ -254,7 +254,12 @@ impl MultiGpu {
         let mut out = Vec::new();
         for (rank, &len) in self.ranks.iter().zip(lengths) {
             rank.queue.bind()?;
-            out.push(rank.queue.stream().alloc_zeros::<T>(len).during("allocate")?);
+            out.push(
+                rank.queue
+                    .stream()
+                    .alloc_zeros::<T>(len)
+                    .during("allocate")?,
+            );
         }
         Ok(out)
     }
@@ -284,7 +289,11 @@ impl MultiGpu {
     }
 
     /// Refuses shards that are not on their GPU's context.
-    fn check_contexts<T>(&self, op: &'static str, shards: &[impl DeviceSlice<T>]) -> Result<(), Error> {
+    fn check_contexts<T>(
+        &self,
+        op: &'static str,
+        shards: &[impl DeviceSlice<T>],
+    ) -> Result<(), Error> {
         self.check_count(op, shards.len())?;
         for (rank, s) in self.ranks.iter().zip(shards) {
             rank.queue.same_context(op, s)?;
@@ -293,7 +302,10 @@ impl MultiGpu {
     }
 
     fn streams(&self) -> Vec<Arc<CudaStream>> {
-        self.ranks.iter().map(|r| r.queue.stream().clone()).collect()
+        self.ranks
+            .iter()
+            .map(|r| r.queue.stream().clone())
+            .collect()
     }
 
     /// Enqueues the reduction of all shards (of every process) into `outputs[i][0]` on every
@@ -330,7 +342,11 @@ impl MultiGpu {
         let mut outs = self.alloc::<T::Accum>(&vec![1; self.ranks.len()])?;
         self.reduce_into(inputs, &mut outs, op)?;
         self.synchronize()?;
-        let first = self.ranks[0].queue.stream().clone_dtoh(&outs[0]).during("copy result")?;
+        let first = self.ranks[0]
+            .queue
+            .stream()
+            .clone_dtoh(&outs[0])
+            .during("copy result")?;
         Ok(T::from_accum(first[0]))
     }
 
@@ -422,7 +438,15 @@ impl MultiGpu {
         let (ins, _gi) = ranges_in(&streams, inputs);
         let (outs, _go) = ranges_out(&streams, outputs);
         check_scan(op, &ins, &outs, plans[0].set.item_bytes)?;
-        run_scan(&mut self.ranks, self.world, plans, &ins, &outs, kind, identity)
+        run_scan(
+            &mut self.ranks,
+            self.world,
+            plans,
+            &ins,
+            &outs,
+            kind,
+            identity,
+        )
     }
 
     /// NCCL's own `ncclAllReduce` of `buffers[i]` in place on every GPU (for comparisons:
@@ -643,8 +667,14 @@ fn run_scan(
         let carry = if rank.rank == 0 {
             0
         } else {
-            rank.queue
-                .enqueue_reduce(plan.fold, s.gathered, rank.rank, bytes, bytes, Some(s.carry))?;
+            rank.queue.enqueue_reduce(
+                plan.fold,
+                s.gathered,
+                rank.rank,
+                bytes,
+                bytes,
+                Some(s.carry),
+            )?;
             s.carry
         };
         let set = plan.set;
@@ -750,10 +780,19 @@ mod tests {
     #[test]
     fn shard_outputs_are_checked_like_one_gpu() {
         let a = Range { ptr: 4096, len: 4 };
-        let b = Range { ptr: 1 << 20, len: 0 };
+        let b = Range {
+            ptr: 1 << 20,
+            len: 0,
+        };
         let out_a = Range { ptr: 8192, len: 4 };
-        let out_b = Range { ptr: 1 << 21, len: 0 };
-        assert!(check_scan("s", &[a, b], &[out_a, out_b], 4).is_ok(), "empty shards are fine");
+        let out_b = Range {
+            ptr: 1 << 21,
+            len: 0,
+        };
+        assert!(
+            check_scan("s", &[a, b], &[out_a, out_b], 4).is_ok(),
+            "empty shards are fine"
+        );
         assert!(check_scan("s", &[a], &[a], 4).is_ok(), "in place");
         let short = Range { ptr: 8192, len: 3 };
         assert_eq!(
@@ -781,7 +820,10 @@ mod tests {
         let id = UniqueId::from_bytes(&bytes).unwrap();
         assert_eq!(id.as_bytes().as_slice(), bytes.as_slice());
         let e = UniqueId::from_bytes(&bytes[..100]).unwrap_err().to_string();
-        assert_eq!(e, "UniqueId::from_bytes: id bytes has 100 elements, expected 128");
+        assert_eq!(
+            e,
+            "UniqueId::from_bytes: id bytes has 100 elements, expected 128"
+        );
     }
 
     #[test]

@@ -67,8 +67,14 @@ struct Api {
     comm_init_rank: unsafe extern "C" fn(*mut RawComm, c_int, RawId, c_int) -> NcclResult,
     comm_init_all: unsafe extern "C" fn(*mut RawComm, c_int, *const c_int) -> NcclResult,
     comm_destroy: unsafe extern "C" fn(RawComm) -> NcclResult,
-    all_gather:
-        unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, RawComm, *mut c_void) -> NcclResult,
+    all_gather: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        c_int,
+        RawComm,
+        *mut c_void,
+    ) -> NcclResult,
     all_reduce: unsafe extern "C" fn(
         *const c_void,
         *mut c_void,
@@ -146,7 +152,10 @@ fn pythons(prefix: &Path, kind: &str) -> Vec<PathBuf> {
 /// The entries of `python3`'s `sys.path`, if there is a `python3` (empty otherwise).
 fn python_sys_path() -> Vec<PathBuf> {
     let out = std::process::Command::new("python3")
-        .args(["-c", "import sys; print('\\n'.join(p for p in sys.path if p))"])
+        .args([
+            "-c",
+            "import sys; print('\\n'.join(p for p in sys.path if p))",
+        ])
         .stderr(std::process::Stdio::null())
         .output();
     match out {
@@ -223,11 +232,15 @@ fn load() -> Result<Api, Error> {
         None => {
             let path = find_library()?;
             // SAFETY: as above.
-            let lib = unsafe { Library::open(Some(&path), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| {
-                Error::NoNccl {
-                    searched: format!("{} was found but could not be loaded: {e}", path.display()),
-                }
-            })?;
+            let lib =
+                unsafe { Library::open(Some(&path), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| {
+                    Error::NoNccl {
+                        searched: format!(
+                            "{} was found but could not be loaded: {e}",
+                            path.display()
+                        ),
+                    }
+                })?;
             (lib, path)
         }
     };
@@ -248,11 +261,13 @@ fn load() -> Result<Api, Error> {
 }
 
 /// The function `name` of `lib` as `F`.
-fn symbol<F: Copy>(lib: &libloading::os::unix::Library, path: &Path, name: &str) -> Result<F, Error> {
-    let mut bytes = name.as_bytes().to_vec();
-    bytes.push(0);
+fn symbol<F: Copy>(
+    lib: &libloading::os::unix::Library,
+    path: &Path,
+    name: &str,
+) -> Result<F, Error> {
     // SAFETY: every caller's `F` is the function's signature in nccl.h.
-    let f = unsafe { lib.get::<F>(&bytes) }.map_err(|e| Error::NoNccl {
+    let f = unsafe { lib.get::<F>(name) }.map_err(|e| Error::NoNccl {
         searched: format!("{} lacks {name}: {e}", path.display()),
     })?;
     Ok(*f)
@@ -320,7 +335,9 @@ impl UniqueId {
         let api = api()?;
         let mut raw = RawId { internal: [0; 128] };
         // SAFETY: writes the 128-byte id.
-        check(api, "ncclGetUniqueId", unsafe { (api.get_unique_id)(&mut raw) })?;
+        check(api, "ncclGetUniqueId", unsafe {
+            (api.get_unique_id)(&mut raw)
+        })?;
         Ok(UniqueId(raw.internal.map(|c| c as u8)))
     }
 
