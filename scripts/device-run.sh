@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (no cargo there), from the repository root, over the executables
-# that `cargo xtask gpu-pack` put in .device/bin. Usage: scripts/device-run.sh [suite|bench|pairs|sanitize|sass]...
+# that `cargo xtask gpu-pack` put in .device/bin. Usage: scripts/device-run.sh [suite|bench|pairs|sanitize|multi]...
 # Results and logs go to $OUT (the device tool's output folder) or ./device-out.
 set -u
+# NVLink SHARP needs multicast objects, which these machines must not create: NCCL must not try.
+export NCCL_NVLS_ENABLE=0
 out=${OUT:-device-out}; mkdir -p "$out"
 bin=.device/bin
 status=0
@@ -43,6 +45,15 @@ for task in "${@:-suite}"; do
       done
       # The example app (custom types through custom_kernels!, user kernels) under memcheck.
       run compute-sanitizer --tool memcheck --error-exitcode 1 "$bin"/bin-user-app ;;
+    multi)
+      # Sharded reduce/scan over the GPUs through NCCL (pip wheel nvidia-nccl-cu13, found at
+      # run time; WARPKIT_NCCL_LIB=/path/libnccl.so.2 overrides). MULTI_GPUS=2 makes a machine
+      # with fewer GPUs fail instead of testing the one-rank path only.
+      WARPKIT_REQUIRE_GPU=1 WARPKIT_REQUIRE_GPUS=${MULTI_GPUS:-0} run "$bin"/test-multi --test-threads=1 --nocapture
+      WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-multi --bench ${BENCH_ARGS:-}
+      # memcheck over the sharded kernels at small ragged sizes (slow with NCCL: one test).
+      WARPKIT_REQUIRE_GPU=1 run compute-sanitizer --tool memcheck --error-exitcode 1 \
+        "$bin"/test-multi --test-threads=1 --nocapture ragged_shards_small ;;
   esac
 done
 exit $status

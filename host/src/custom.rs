@@ -44,9 +44,9 @@ pub fn declared_layout(ptx: &str, prefix: &str) -> Option<(usize, usize)> {
 /// Kernels built for a type of another size or alignment are refused when they load. `Op` must be the operator the kernels were built with: the host
 /// uses its identity for empty input.
 pub struct CustomKernels<T, Op> {
-    module: Arc<Module>,
-    set: Set,
-    identity: T,
+    pub(crate) module: Arc<Module>,
+    pub(crate) set: Set,
+    pub(crate) identity: T,
     _op: PhantomData<fn() -> Op>,
 }
 

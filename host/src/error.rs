@@ -67,6 +67,22 @@ pub enum Error {
     /// Buffers of another context than the queue's.
     #[error("{op}: a buffer belongs to another CUDA context than the queue")]
     WrongContext { op: &'static str },
+    /// NCCL (multi-GPU, feature `nccl`) could not be found or loaded.
+    #[error(
+        "NCCL could not be loaded: searched {searched}. Install it with `pip install nvidia-nccl-cu13` \
+         (or the package libnccl2), or set WARPKIT_NCCL_LIB=/path/to/libnccl.so.2"
+    )]
+    NoNccl { searched: String },
+    /// NCCL reported an error.
+    #[error("{op}: NCCL error {code}: {message}")]
+    Nccl {
+        op: &'static str,
+        code: i32,
+        message: String,
+    },
+    /// Shards or devices that do not fit a multi-GPU operation.
+    #[error("{op}: {reason}")]
+    BadShards { op: &'static str, reason: String },
     /// The driver reported an error during an operation.
     #[error("{op}: CUDA driver error: {source}")]
     Driver {

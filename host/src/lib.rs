@@ -76,6 +76,8 @@ mod error;
 mod kernels;
 pub mod launch;
 mod module;
+#[cfg(feature = "nccl")]
+pub mod multi;
 mod ops;
 pub mod ptx;
 mod queue;

@@ -28,14 +28,14 @@ pub(crate) struct Range {
     pub len: usize,
 }
 
-fn overlap(a: Range, b: Range, item: usize) -> bool {
+pub(crate) fn overlap(a: Range, b: Range, item: usize) -> bool {
     let end = |r: Range| r.ptr + (r.len * item) as u64;
     a.len > 0 && b.len > 0 && a.ptr < end(b) && b.ptr < end(a)
 }
 
 /// Refuses an output whose length differs from the input's, or that overlaps the input other
 /// than exactly (`in_place`: the same range is allowed).
-fn check_output(
+pub(crate) fn check_output(
     op: &'static str,
     input: Range,
     output: Range,
@@ -166,6 +166,7 @@ impl Queue {
             input.len,
             set.item_bytes,
             kind,
+            0,
         )
     }
 

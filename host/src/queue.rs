@@ -50,14 +50,18 @@ pub struct Queue {
 
 /// A buffer the queue owns, with its address taken once (the queue orders its own uses on
 /// its stream; dropping the slice frees it on that stream after them).
-struct Buffer<T> {
+pub(crate) struct Buffer<T> {
     _slice: CudaSlice<T>,
-    ptr: u64,
-    len: usize,
+    pub(crate) ptr: u64,
+    pub(crate) len: usize,
 }
 
 impl<T: DeviceRepr + ValidAsZeroBits> Buffer<T> {
-    fn new(stream: &Arc<CudaStream>, len: usize, zeroed: bool) -> Result<Buffer<T>, Error> {
+    pub(crate) fn new(
+        stream: &Arc<CudaStream>,
+        len: usize,
+        zeroed: bool,
+    ) -> Result<Buffer<T>, Error> {
         let len = len.max(1);
         let mut slice = if zeroed {
             stream.alloc_zeros::<T>(len).during("allocate")?
@@ -88,6 +92,20 @@ struct ScanStorage {
     control: Buffer<u32>,
     /// A power of two.
     capacity: usize,
+}
+
+/// The scan's tiles (blocks) for `len` items of `item_bytes`, or why there would be too many.
+pub(crate) fn scan_tiles(len: usize, item_bytes: usize) -> Result<usize, Error> {
+    let tile = layout::scan_tile_items(item_bytes) as usize;
+    let tiles = len.div_ceil(tile);
+    if tiles > i32::MAX as usize {
+        return Err(Error::TooLarge {
+            op: "scan",
+            len,
+            max: i32::MAX as usize * tile,
+        });
+    }
+    Ok(tiles)
 }
 
 /// Tiles of scan status allocated at least (a power of two).
@@ -255,6 +273,9 @@ impl Queue {
     }
 
     /// Enqueues scan `kernel` of `len` items of `item_bytes` (status slots sized for them).
+    /// `carry`: 0, or the device address of one accumulator combined in front of every output
+    /// ([`params::Scan::carry`]).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn enqueue_scan(
         &mut self,
         kernel: Kernel,
@@ -263,19 +284,12 @@ impl Queue {
         len: usize,
         item_bytes: usize,
         kind: ScanKind,
+        carry: u64,
     ) -> Result<(), Error> {
         if len == 0 {
             return Ok(());
         }
-        let tile = layout::scan_tile_items(item_bytes) as usize;
-        let tiles = len.div_ceil(tile);
-        if tiles > i32::MAX as usize {
-            return Err(Error::TooLarge {
-                op: "scan",
-                len,
-                max: i32::MAX as usize * tile,
-            });
-        }
+        let tiles = scan_tiles(len, item_bytes)?;
         let storage = self.scan_storage(tiles, item_bytes)?;
         let params = params::Scan {
             input,
@@ -285,6 +299,7 @@ impl Queue {
             control: storage.control.ptr,
             capacity: storage.capacity as u32,
             exclusive: (kind == ScanKind::Exclusive) as u32,
+            carry,
         };
         // SAFETY: scan kernels take `params::Scan`; one block per tile; the status has room for
         // `capacity ≥ tiles` tiles of this item size and was zeroed when allocated; the

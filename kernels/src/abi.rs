@@ -39,6 +39,10 @@ pub mod params {
         pub capacity: u32,
         /// 1 for an exclusive scan.
         pub exclusive: u32,
+        /// 0, or the address of one accumulator value `c` combined in front of every output:
+        /// `y[i] = c ⊕ (x[0] ⊕ … ⊕ x[i])` (exclusive: `c ⊕ (x[0] ⊕ … ⊕ x[i-1])`, `c` at 0).
+        /// The carry-in of a scan that continues another (the multi-GPU scan's shards).
+        pub carry: u64,
     }
 
     /// `rows_*` kernels: one reduction or scan per row.

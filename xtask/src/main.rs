@@ -32,6 +32,9 @@ enum Task {
         /// Fewer sizes and shorter measurements.
         #[arg(long)]
         quick: bool,
+        /// The multi-GPU benchmark instead (sharded reduce/scan on 2 GPUs vs one, NCCL).
+        #[arg(long)]
+        multi_gpu: bool,
     },
     /// Builds the test and bench executables into .device/ for a machine without cargo.
     GpuPack,
@@ -44,7 +47,7 @@ fn main() -> ExitCode {
         Task::Setup => setup().map(|_| ()),
         Task::Test => test(),
         Task::Ptx { arch } => ptx(&arch),
-        Task::Bench { quick } => bench(quick),
+        Task::Bench { quick, multi_gpu } => bench(quick, multi_gpu),
         Task::GpuPack => gpu_pack(),
     };
     match result {
@@ -283,7 +286,7 @@ fn gpu_present() -> bool {
         .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("GPU"))
 }
 
-fn bench(quick: bool) -> Result<(), String> {
+fn bench(quick: bool, multi_gpu: bool) -> Result<(), String> {
     if !gpu_present() {
         return Err("no NVIDIA GPU on this machine (`nvidia-smi -L` lists none): `cargo xtask bench` measures \
                     GPU throughput. Run it on a GPU machine, or build it with `cargo xtask gpu-pack` and run \
@@ -296,7 +299,7 @@ fn bench(quick: bool) -> Result<(), String> {
         "-p",
         "warpkit-benches",
         "--bench",
-        "throughput",
+        if multi_gpu { "multi" } else { "throughput" },
         "--",
     ];
     if quick {
@@ -306,13 +309,15 @@ fn bench(quick: bool) -> Result<(), String> {
 }
 
 /// What `scripts/device-run.sh` runs on the GPU machine.
-const DEVICE_EXECUTABLES: [&str; 8] = [
+const DEVICE_EXECUTABLES: [&str; 10] = [
     "test-conformance",
     "test-algorithms",
     "test-defects",
     "test-determinism",
+    "test-multi",
     "bench-throughput",
     "bench-pairs",
+    "bench-multi",
     "bin-warpkit",
     "bin-user-app",
 ];

@@ -22,6 +22,10 @@
 //! Tile `t` is block `t`: blocks start in index order, so every older tile is running or done
 //! and the look-back always makes progress (CUB's decoupled look-back assumes the same).
 //!
+//! A carry-in ([`params::Scan::carry`]), when given, is combined in front of each thread's
+//! prefix (`c ⊕ prefix`), so a scan can continue one that ended elsewhere (another GPU's
+//! shard) without a second pass over the output.
+//!
 //! The kernel keeps its own epoch in the control block ([`ScanControl`]): the last tile
 //! advances it once its prefix is known (by then every tile has read it), so a launch captured
 //! in a CUDA graph is correct on every replay and needs no initialisation launch.
@@ -272,6 +276,10 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
             if last {
                 advance_epoch();
             }
+        }
+        if p.carry != 0 {
+            // The carry-in comes first: one combine per thread, the same for every tile.
+            base = op.combine(*(p.carry as *const A), base);
         }
         for s in 0..STRIPES {
             let mut run = op.combine(base, lane_prefix[s]);

@@ -1,0 +1,399 @@
+//! Sharded reduce and scan over several GPUs (feature `nccl`) against warpkit's single-GPU
+//! kernels over the whole input: integers and every min/max bit for bit, float sums within a
+//! bound of an `f64` (compensated) sum. Random data (NaN, ±inf, ±0 among the floats for
+//! min/max), even, uneven and empty shards, poisoned outputs with every element checked, the
+//! result on every GPU compared, each case run twice and compared bit for bit.
+//!
+//! Skips, saying why, without a GPU or without NCCL (fails instead with
+//! `WARPKIT_REQUIRE_GPU=1`). With one GPU it tests the one-rank path and says the two-rank
+//! part was skipped (fails instead with `WARPKIT_REQUIRE_GPUS=2`).
+
+mod common;
+
+use common::gpu_required;
+use half::{bf16, f16};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use warpkit::ops::{Max, Min, Sum};
+use warpkit_host::cudarc::driver::CudaSlice;
+use warpkit_host::multi::MultiGpu;
+use warpkit_host::reference::Model;
+use warpkit_host::{DeviceOp, Element, Error, Queue, ScanKind, Warpkit, open_device};
+
+fn gpus_required() -> usize {
+    std::env::var("WARPKIT_REQUIRE_GPUS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The device count, or `None` (printed) where this machine has no GPU.
+fn device_count() -> Option<usize> {
+    match open_device(0) {
+        Ok(_) => Some(warpkit_host::cudarc::driver::result::device::get_count().unwrap() as usize),
+        Err(e) if e.is_no_gpu() && !gpu_required() => {
+            eprintln!("skipped: {e}; this test runs on the GPU machine");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The communicators to test: one rank, and two where there are two GPUs.
+/// NCCL communicators on the same GPUs used at the same time by two tests can deadlock
+/// (NCCL's docs, "Using multiple NCCL communicators concurrently"): one test at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn configurations() -> Vec<Vec<usize>> {
+    let Some(count) = device_count() else {
+        return vec![];
+    };
+    if let Err(e) = warpkit_host::multi::nccl::library() {
+        if gpu_required() {
+            panic!("WARPKIT_REQUIRE_GPU=1 but: {e}");
+        }
+        eprintln!("skipped: {e}");
+        return vec![];
+    }
+    let (path, v) = warpkit_host::multi::nccl::library().unwrap();
+    eprintln!("NCCL {}.{}.{} from {}", v.0, v.1, v.2, path.display());
+    let mut c = vec![vec![0]];
+    if count >= 2 {
+        c.push(vec![0, 1]);
+    } else {
+        assert!(
+            gpus_required() < 2,
+            "WARPKIT_REQUIRE_GPUS={} but the driver reports {count} device(s)",
+            gpus_required()
+        );
+        eprintln!("only {count} GPU: the one-rank path is tested, the two-rank part is SKIPPED");
+    }
+    c
+}
+
+trait TestElement: Element + Default
+where
+    Self::Accum: Model,
+{
+    fn random(rng: &mut StdRng) -> Self;
+    fn finite(rng: &mut StdRng) -> Self {
+        Self::random(rng)
+    }
+    /// Bound on a float sum's error as a multiple of Σ|x| (0 for integers: exact).
+    const TOLERANCE: f64 = 0.0;
+}
+
+macro_rules! ints { ($($t:ty),*) => {$(
+    impl TestElement for $t { fn random(rng: &mut StdRng) -> Self { rng.random() } }
+)*}; }
+ints!(u32, i32, u64, i64);
+
+fn special(rng: &mut StdRng) -> f64 {
+    match rng.random_range(0..64) {
+        0 => f64::NAN,
+        1 => f64::INFINITY,
+        2 => f64::NEG_INFINITY,
+        3 => 0.0,
+        4 => -0.0,
+        _ => rng.random_range(-1.0..1.0),
+    }
+}
+
+macro_rules! floats { ($($t:ty, $from:expr, $tol:expr;)*) => {$(
+    impl TestElement for $t {
+        fn random(rng: &mut StdRng) -> Self { let f: fn(f64) -> $t = $from; f(special(rng)) }
+        fn finite(rng: &mut StdRng) -> Self { let f: fn(f64) -> $t = $from; f(rng.random_range(-1.0..1.0)) }
+        const TOLERANCE: f64 = $tol;
+    }
+)*}; }
+floats! {
+    f32, |x| x as f32, 2e-4;
+    f64, |x| x, 1e-12;
+    f16, f16::from_f64, 2e-3;
+    bf16, bf16::from_f64, 1e-2;
+}
+
+/// Uploads `data` cut at `lengths` to the GPUs.
+fn shards<T: Element>(gpus: &MultiGpu, data: &[T], lengths: &[usize]) -> Vec<CudaSlice<T>> {
+    let mut start = 0;
+    (0..lengths.len())
+        .map(|i| {
+            let s = gpus
+                .stream(i)
+                .clone_htod(&data[start..start + lengths[i]])
+                .unwrap();
+            start += lengths[i];
+            s
+        })
+        .collect()
+}
+
+fn poisoned<T: Element>(gpus: &MultiGpu, lengths: &[usize]) -> Vec<CudaSlice<T>> {
+    (0..lengths.len())
+        .map(|i| {
+            let mut host = vec![T::zeroed(); lengths[i]];
+            bytemuck::cast_slice_mut::<T, u8>(&mut host).fill(0xA5);
+            gpus.stream(i).clone_htod(&host).unwrap()
+        })
+        .collect()
+}
+
+fn bits<T: bytemuck::Pod>(v: &[T]) -> Vec<u8> {
+    bytemuck::cast_slice(v).to_vec()
+}
+
+/// `Σ x` in f64 with Kahan compensation, and `Σ |x|`.
+fn kahan<A: Model>(xs: impl Iterator<Item = A>) -> (f64, f64) {
+    let (mut s, mut c, mut m) = (0.0f64, 0.0f64, 0.0f64);
+    for x in xs {
+        let x = x.wide();
+        m += x.abs();
+        let y = x - c;
+        let t = s + y;
+        c = (t - s) - y;
+        s = t;
+    }
+    (s, m)
+}
+
+/// Compares a multi-GPU value with the single-GPU one: bits, or for float sums both within
+/// `TOLERANCE × max(Σ|x|, 1)` of the compensated sum.
+fn agree<T: TestElement>(
+    got: T::Accum,
+    single: T::Accum,
+    exact: Option<(f64, f64)>,
+    what: &dyn Fn() -> String,
+) where
+    T::Accum: Model,
+{
+    if let Some((sum, mag)) = exact {
+        let bound = T::TOLERANCE * mag.max(1.0);
+        let g = got.wide();
+        assert!(
+            (g - sum).abs() <= bound,
+            "{}: got {g}, compensated sum {sum}, bound {bound}",
+            what()
+        );
+        return;
+    }
+    if single.nan() && T::TOLERANCE > 0.0 {
+        assert!(got.nan(), "{}: got {got:?}, single GPU NaN", what());
+        return;
+    }
+    assert_eq!(
+        bytemuck::bytes_of(&got),
+        bytemuck::bytes_of(&single),
+        "{}: got {got:?}, single GPU {single:?}",
+        what()
+    );
+}
+
+fn check<T: TestElement, O: DeviceOp>(
+    gpus: &mut MultiGpu,
+    single: &mut Queue,
+    data: &[T],
+    lengths: &[usize],
+) where
+    T::Accum: Model + Element,
+{
+    let float_sum = T::TOLERANCE > 0.0 && O::NAME == "sum";
+    let what = |k: &str| format!("{k} {} {} lengths {lengths:?}", O::NAME, T::NAME);
+    let input = shards(gpus, data, lengths);
+    let whole = single.stream().clone_htod(data).unwrap();
+    // Reduce: on every GPU, twice, the same bits; equal to one GPU's.
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let mut out = poisoned::<T::Accum>(gpus, &vec![2; lengths.len()]);
+        gpus.reduce_into(&input, &mut out, O::default()).unwrap();
+        gpus.synchronize().unwrap();
+        let got = gpus.gather(&out).unwrap();
+        for (i, pair) in got.chunks(2).enumerate() {
+            assert_eq!(
+                bytemuck::bytes_of(&pair[1]),
+                &[0xA5u8; 8][..size_of::<T::Accum>()],
+                "{}: wrote past output[0] on GPU {i}",
+                what("reduce")
+            );
+            assert_eq!(
+                bytemuck::bytes_of(&pair[0]),
+                bytemuck::bytes_of(&got[0]),
+                "{}: GPUs disagree",
+                what("reduce")
+            );
+        }
+        runs.push(got[0]);
+    }
+    assert_eq!(
+        bytemuck::bytes_of(&runs[0]),
+        bytemuck::bytes_of(&runs[1]),
+        "{}: not deterministic",
+        what("reduce")
+    );
+    let mut one = single.stream().alloc_zeros::<T::Accum>(1).unwrap();
+    single.reduce_into(&whole, &mut one, O::default()).unwrap();
+    let one = single.stream().clone_dtoh(&one).unwrap()[0];
+    let exact = float_sum.then(|| kahan(data.iter().map(|x| x.to_accum())));
+    agree::<T>(runs[0], one, exact, &|| what("reduce"));
+    let host: T = gpus.reduce(&input, O::default()).unwrap();
+    assert_eq!(
+        bytemuck::bytes_of(&host),
+        bytemuck::bytes_of(&T::from_accum(runs[0])),
+        "{}: reduce and reduce_into",
+        what("reduce")
+    );
+    // Scans: every element, twice.
+    for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            let mut out = poisoned::<T>(gpus, lengths);
+            gpus.scan(&input, &mut out, O::default(), kind).unwrap();
+            gpus.synchronize().unwrap();
+            runs.push(gpus.gather(&out).unwrap());
+        }
+        assert!(
+            bits(&runs[0]) == bits(&runs[1]),
+            "{}: not deterministic",
+            what(&format!("{kind:?} scan"))
+        );
+        let mut one = single.stream().alloc_zeros::<T>(data.len().max(1)).unwrap();
+        let mut view = one.slice_mut(0..data.len());
+        single.scan(&whole, &mut view, O::default(), kind).unwrap();
+        let one = single.stream().clone_dtoh(&one).unwrap();
+        let (mut s, mut c, mut m) = (0.0f64, 0.0f64, 0.0f64);
+        for i in 0..data.len() {
+            let before = (s, m);
+            if float_sum {
+                let x = data[i].to_accum().wide();
+                m += x.abs();
+                let y = x - c;
+                let t = s + y;
+                c = (t - s) - y;
+                s = t;
+            }
+            let exact = float_sum.then_some(if kind == ScanKind::Inclusive {
+                (s, m)
+            } else {
+                before
+            });
+            // Half types are rounded to 2 or 3 significant digits per element.
+            let exact = exact.map(|(s, m)| (s, m + s.abs()));
+            agree::<T>(runs[0][i].to_accum(), one[i].to_accum(), exact, &|| {
+                format!("{} at {i}", what(&format!("{kind:?} scan")))
+            });
+        }
+    }
+}
+
+fn every_op<T: TestElement>(gpus: &mut MultiGpu, single: &mut Queue, rng: &mut StdRng)
+where
+    T::Accum: Model + Element,
+{
+    let world = gpus.world_size();
+    for n in [0usize, 1, 2, 33, 1025, 100_003, (1 << 20) + 7] {
+        let mut cuts = vec![MultiGpu::shard_lengths(n, world)];
+        if world == 2 {
+            cuts.push(vec![n, 0]);
+            cuts.push(vec![0, n]);
+            let k = if n == 0 { 0 } else { rng.random_range(0..=n) };
+            cuts.push(vec![k, n - k]);
+        }
+        let finite: Vec<T> = (0..n).map(|_| T::finite(rng)).collect();
+        let any: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
+        for lengths in &cuts {
+            check::<T, Sum>(gpus, single, &finite, lengths);
+            check::<T, Min>(gpus, single, &any, lengths);
+            check::<T, Max>(gpus, single, &any, lengths);
+            if T::TOLERANCE == 0.0 {
+                check::<T, Sum>(gpus, single, &any, lengths);
+            }
+        }
+    }
+    println!("{} ranks: {}: reduce and scans checked", world, T::NAME);
+}
+
+#[test]
+fn sharded_reduce_and_scan_every_type_and_operator() {
+    let s: u64 = rand::random();
+    eprintln!("seed {s}");
+    let mut rng = StdRng::seed_from_u64(s);
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for ordinals in configurations() {
+        let mut gpus = MultiGpu::new(&ordinals).unwrap();
+        let wk = Warpkit::new(0).unwrap();
+        let stream = wk.new_stream().unwrap();
+        let mut single = Queue::new(&wk, &stream).unwrap();
+        every_op::<u32>(&mut gpus, &mut single, &mut rng);
+        every_op::<i32>(&mut gpus, &mut single, &mut rng);
+        every_op::<u64>(&mut gpus, &mut single, &mut rng);
+        every_op::<i64>(&mut gpus, &mut single, &mut rng);
+        every_op::<f32>(&mut gpus, &mut single, &mut rng);
+        every_op::<f64>(&mut gpus, &mut single, &mut rng);
+        every_op::<f16>(&mut gpus, &mut single, &mut rng);
+        every_op::<bf16>(&mut gpus, &mut single, &mut rng);
+    }
+}
+
+#[test]
+fn bad_shards_are_refused_before_anything_is_enqueued() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for ordinals in configurations() {
+        let mut gpus = MultiGpu::new(&ordinals).unwrap();
+        let world = gpus.world_size();
+        let input = gpus.scatter(&[1u32, 2, 3, 4, 5]).unwrap();
+        let lengths = MultiGpu::shard_lengths(5, world);
+        let mut short: Vec<_> = gpus
+            .alloc::<u32>(&lengths.iter().map(|l| l - 1).collect::<Vec<_>>())
+            .unwrap();
+        let e = gpus
+            .scan(&input, &mut short, Sum, ScanKind::Inclusive)
+            .unwrap_err();
+        assert!(matches!(e, Error::LengthMismatch { .. }), "{e}");
+        let e = gpus
+            .reduce::<u32, _, _>(&input[..0], Sum)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("shards (one per GPU of this process)"), "{e}");
+        let mut empty_out = gpus.alloc::<u32>(&vec![0; world]).unwrap();
+        let e = gpus
+            .reduce_into(&input, &mut empty_out, Sum)
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("output has 0 elements, expected 1"), "{e}");
+        if world == 2 {
+            // Shards swapped: each on the other GPU's context.
+            let swapped = vec![input[1].clone(), input[0].clone()];
+            let e = gpus.reduce::<u32, _, _>(&swapped, Sum).unwrap_err();
+            assert!(matches!(e, Error::WrongContext { .. }), "{e}");
+        }
+        let nothing: Vec<u32> = vec![];
+        let empty = gpus.scatter(&nothing).unwrap();
+        assert_eq!(gpus.reduce(&empty, Sum).unwrap(), 0u32);
+        assert_eq!(gpus.reduce(&empty, Min).unwrap(), u32::MAX);
+        assert!(matches!(
+            MultiGpu::new(&[0, 0]),
+            Err(Error::BadShards { .. })
+        ));
+    }
+}
+
+/// Small ragged shards of two types (what `compute-sanitizer` runs: scripts/device-run.sh).
+#[test]
+fn ragged_shards_small() {
+    let mut rng = StdRng::seed_from_u64(7);
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for ordinals in configurations() {
+        let mut gpus = MultiGpu::new(&ordinals).unwrap();
+        let wk = Warpkit::new(0).unwrap();
+        let stream = wk.new_stream().unwrap();
+        let mut single = Queue::new(&wk, &stream).unwrap();
+        let n = 70_001;
+        let lengths = if ordinals.len() == 2 {
+            vec![40_003, n - 40_003]
+        } else {
+            vec![n]
+        };
+        let data: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+        check::<u32, Sum>(&mut gpus, &mut single, &data, &lengths);
+        let data: Vec<f64> = (0..n).map(|_| f64::finite(&mut rng)).collect();
+        check::<f64, Sum>(&mut gpus, &mut single, &data, &lengths);
+    }
+}
