@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (no cargo there), from the repository root, over the executables
-# that `cargo xtask gpu-pack` put in .device/bin. Usage: scripts/device-run.sh [suite|bench|pairs|sanitize|multi]...
+# that `cargo xtask gpu-pack` put in .device/bin (carried as .device/pack.tar.xz). Usage: scripts/device-run.sh [suite|bench|pairs|sanitize|multi]...
 # Results and logs go to $OUT (the device tool's output folder) or ./device-out.
 set -u
 # NVLink SHARP needs multicast objects, which these machines must not create: NCCL must not try.
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-device-out}; mkdir -p "$out"
 bin=.device/bin
+# gpu-pack's archive (what is carried): unpacked when newer than the last unpacking.
+if [ -f .device/pack.tar.xz ] && [ ! .device/unpacked -nt .device/pack.tar.xz ]; then
+  rm -rf "$bin" && python3 -c 'import tarfile; tarfile.open(".device/pack.tar.xz").extractall(".device")' \
+    && touch .device/unpacked
+fi
 status=0
 run() { echo "== $*"; "$@" 2>&1 | tee -a "$out/log.txt"; local s=${PIPESTATUS[0]}; [ "$s" = 0 ] || { echo "FAILED ($s): $*"; status=1; }; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
@@ -14,9 +19,12 @@ for task in "${@:-suite}"; do
   case $task in
     suite)
       # WARPKIT_REQUIRE_GPU=1: a test that finds no GPU fails instead of skipping.
-      for t in "$bin"/test-conformance "$bin"/test-algorithms "$bin"/test-defects "$bin"/test-determinism; do
+      for t in "$bin"/test-conformance "$bin"/test-algorithms "$bin"/test-defects "$bin"/test-determinism "$bin"/test-cust; do
+        [ -e "$t" ] || { echo "FAILED: $t was not carried"; status=1; continue; }
         WARPKIT_REQUIRE_GPU=1 run "$t" --test-threads=1 --nocapture
       done
+      # A crate outside the workspace, as the README tells a new user: its own custom-operator scan.
+      run "$bin"/bin-outside-user
       # The example app: every authoring feature, and module load times (cold JIT: no cache).
       CUDA_CACHE_DISABLE=1 run "$bin"/bin-user-app ;;
     bench|pairs)

@@ -309,12 +309,14 @@ fn bench(quick: bool, multi_gpu: bool) -> Result<(), String> {
 }
 
 /// What `scripts/device-run.sh` runs on the GPU machine.
-const DEVICE_EXECUTABLES: [&str; 10] = [
+const DEVICE_EXECUTABLES: [&str; 12] = [
     "test-conformance",
     "test-algorithms",
     "test-defects",
     "test-determinism",
     "test-multi",
+    "test-cust",
+    "bin-outside-user",
     "bench-throughput",
     "bench-pairs",
     "bench-multi",
@@ -341,53 +343,61 @@ fn gpu_pack() -> Result<(), String> {
     let dir = tools::root().join(".device/bin");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    for (args, label) in [
+    // The cust adapter's GPU test links libcuda: a stub with its symbols stands in here (the
+    // GPU machine's own libcuda.so.1 is loaded at run time).
+    let cust_libs = tools::libcuda_link_stub()?;
+    let cust_libs = cust_libs.to_string_lossy().into_owned();
+    let builds: [(Vec<&str>, &str, Vec<(&str, &str)>); 6] = [
+        (
+            vec!["test", "--release", "--workspace", "--no-run"],
+            "test",
+            vec![],
+        ),
+        (
+            vec!["bench", "-p", "warpkit-benches", "--no-run"],
+            "bench",
+            vec![],
+        ),
+        (
+            vec!["build", "--release", "-p", "warpkit-cli", "--bin", "warpkit"],
+            "bin",
+            vec![],
+        ),
+        (vec!["build", "--release", "-p", "user-app"], "bin", vec![]),
         (
             vec![
                 "test",
                 "--release",
-                "--workspace",
+                "-p",
+                "warpkit-host",
+                "--features",
+                "cust",
+                "--test",
+                "cust",
                 "--no-run",
-                "--message-format=json",
             ],
             "test",
-        ),
-        (
-            vec![
-                "bench",
-                "-p",
-                "warpkit-benches",
-                "--no-run",
-                "--message-format=json",
-            ],
-            "bench",
+            vec![("CUDA_LIBRARY_PATH", cust_libs.as_str())],
         ),
         (
             vec![
                 "build",
                 "--release",
-                "-p",
-                "warpkit-cli",
-                "--bin",
-                "warpkit",
-                "--message-format=json",
+                "--manifest-path",
+                "examples/outside-user/Cargo.toml",
+                "--target-dir",
+                "target",
             ],
             "bin",
+            vec![],
         ),
-        (
-            vec![
-                "build",
-                "--release",
-                "-p",
-                "user-app",
-                "--message-format=json",
-            ],
-            "bin",
-        ),
-    ] {
+    ];
+    for (mut args, label, vars) in builds {
+        args.push("--message-format=json");
         let mut cmd = Command::new("cargo");
         cmd.args(&args).current_dir(tools::root());
         env.apply(&mut cmd);
+        cmd.envs(vars);
         let out = cmd.output().map_err(|e| e.to_string())?;
         if !out.status.success() {
             return Err(format!(
@@ -420,5 +430,22 @@ fn gpu_pack() -> Result<(), String> {
             println!("{}", dest.display());
         }
     }
+    // One archive to carry (the executables embed PTX and cubins: ~20 MB each, a tenth
+    // compressed); scripts/device-run.sh unpacks it.
+    let archive = tools::root().join(".device/pack.tar.xz");
+    tools::run(
+        Command::new("tar")
+            .args(["-C", ".device", "-cJf"])
+            .arg(&archive)
+            .args(["bin", "ptx"])
+            .env("XZ_OPT", "-T0 -6")
+            .current_dir(tools::root()),
+        "tar (the device archive)",
+    )?;
+    println!(
+        "{} ({} MB): carry it, run `bash scripts/device-run.sh ...` there",
+        archive.display(),
+        std::fs::metadata(&archive).map_err(|e| e.to_string())?.len() / 1_000_000
+    );
     Ok(())
 }

@@ -19,7 +19,7 @@ pub fn tools_dir() -> PathBuf {
     root().join("target/tools")
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
+pub fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
     let status = cmd
         .status()
         .map_err(|e| format!("{what}: cannot run {:?}: {e}", cmd.get_program()))?;
@@ -135,4 +135,54 @@ fn make_executable(path: &Path) -> Result<(), String> {
 /// Whether a CUDA toolkit is installed (its `lib64` has a libcuda to link cust against).
 pub fn cuda_toolkit() -> bool {
     Path::new("/usr/local/cuda/lib64").is_dir()
+}
+
+/// A directory with `lib64/libcuda.so` to link the `cust` adapter's test against: the CUDA
+/// toolkit's where one is installed, else a stub built here with `cc` that defines every
+/// driver function cust_raw declares (soname `libcuda.so.1`, so the executable loads the real
+/// driver on the GPU machine). Only `gpu-pack` needs it.
+pub fn libcuda_link_stub() -> Result<PathBuf, String> {
+    if cuda_toolkit() {
+        return Ok(PathBuf::from("/usr/local/cuda"));
+    }
+    let dir = tools_dir().join("libcuda-stub");
+    let lib = dir.join("lib64/libcuda.so");
+    if lib.is_file() {
+        return Ok(dir);
+    }
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    let bindings = std::fs::read_dir(cargo_home.join("registry/src"))
+        .map_err(|e| format!("cargo registry: {e}"))?
+        .flatten()
+        .filter_map(|index| std::fs::read_dir(index.path()).ok())
+        .flatten()
+        .flatten()
+        .filter(|p| p.file_name().to_string_lossy().starts_with("cust_raw-"))
+        .map(|p| p.path().join("src/cuda.rs"))
+        .find(|p| p.is_file())
+        .ok_or("cust_raw's sources are not in the cargo registry: build with --features cust once")?;
+    let text = std::fs::read_to_string(&bindings).map_err(|e| e.to_string())?;
+    let mut stub = String::from("/* Link-time stand-in for libcuda (warpkit xtask). */\n");
+    for name in text
+        .split("pub fn ")
+        .skip(1)
+        .filter_map(|rest| rest.split('(').next())
+        .filter(|name| name.starts_with("cu"))
+    {
+        stub += &format!("void {name}(void) {{}}\n");
+    }
+    std::fs::create_dir_all(dir.join("lib64")).map_err(|e| e.to_string())?;
+    let source = dir.join("stub.c");
+    std::fs::write(&source, stub).map_err(|e| e.to_string())?;
+    run(
+        Command::new("cc")
+            .args(["-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o"])
+            .arg(&lib)
+            .arg(&source),
+        "cc (the libcuda link stub)",
+    )?;
+    Ok(dir)
 }

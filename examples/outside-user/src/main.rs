@@ -1,23 +1,49 @@
-//! Sums a few numbers on the GPU with warpkit-host; without a GPU, says why and exits 0.
+//! Sums numbers and scans this crate's own type (2×2 matrix products, from `kernels/`) on the
+//! GPU with warpkit-host, checking both against the CPU; without a GPU, says why and exits 0.
 
-use warpkit::ops::Sum;
-use warpkit_host::{Queue, Warpkit};
+use outside_user_kernels::{Mat2, MatMul};
+use rand::Rng;
+use warpkit::ops::{ReduceOp, Sum};
+use warpkit_host::{CustomKernels, Queue, ScanKind, Warpkit};
 
-fn main() -> Result<(), warpkit_host::Error> {
+include!(concat!(env!("OUT_DIR"), "/my_kernels_ptx.rs"));
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let wk = match Warpkit::new(0) {
         Ok(wk) => wk,
         Err(e) if e.is_no_gpu() => {
             println!("built without CUDA; at run time: {e}");
             return Ok(());
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     let stream = wk.new_stream()?;
     let mut queue = Queue::new(&wk, &stream)?;
     let data: Vec<u64> = (1..=1000).collect();
-    let input = stream.clone_htod(&data).expect("upload");
+    let input = stream.clone_htod(&data)?;
     let total = queue.reduce(&input, Sum)?;
     assert_eq!(total, 500_500);
     println!("{}: sum of 1..=1000 = {total}", wk.describe());
+
+    // The kernel crate's own operator: a scan of 2×2 matrix products (order matters).
+    let (major, minor) = wk.compute_capability();
+    let (target, ptx) = warpkit_builder::Target::best_for(MY_KERNELS_PTX, major, minor)
+        .ok_or("no PTX of the kernel crate runs on this device")?;
+    let kernels = CustomKernels::<Mat2, MatMul>::load(&wk, ptx, "mat2")?;
+    let mut rng = rand::rng();
+    let n = 300_007;
+    let matrices: Vec<Mat2> = (0..n).map(|_| Mat2(rng.random())).collect();
+    let input = stream.clone_htod(&matrices)?;
+    let mut products = stream.alloc_zeros::<Mat2>(n)?;
+    queue
+        .custom(&kernels)?
+        .scan(&input, &mut products, ScanKind::Inclusive)?;
+    let got = stream.clone_dtoh(&products)?;
+    let mut acc = MatMul.identity();
+    for (i, &m) in matrices.iter().enumerate() {
+        acc = MatMul.combine(acc, m);
+        assert_eq!(got[i], acc, "prefix product {i}");
+    }
+    println!("{n} prefix products of 2x2 matrices (custom_kernels!, PTX {target}): match the CPU");
     Ok(())
 }
