@@ -283,7 +283,7 @@ fn date() -> String {
 ///
 /// Inputs are random (seeded, so runs are comparable) and never all zero. Integers are
 /// uniform over the whole type; sums wrap. Floats are random multiples of a power of two in
-/// [-8, 8): `f32` and `f16` multiples of 2^-4, `f64` multiples of 2^-20. Then a sum is exact
+/// [-8, 8] (symmetric: mean 0): `f32` and `f16` multiples of 2^-4, `f64` multiples of 2^-20. Then a sum is exact
 /// in any order and association as long as every partial sum stays below 2^20 (`f32`
 /// accumulator, used for `f16` too) or 2^31 (`f64`: 2^28 items of at most 8 always do).
 /// The data has mean 0, so partial sums of `m` items are about 4.6 √m (at most about 7.5e4
@@ -329,7 +329,7 @@ const F64_GRID: f64 = (1u64 << 20) as f64;
 
 impl Data for f32 {
     fn random(rng: &mut StdRng) -> Self {
-        (rng.random_range(-128i32..128) as f64 / F32_GRID) as f32
+        (rng.random_range(-128i32..=128) as f64 / F32_GRID) as f32
     }
     fn code(self) -> i128 {
         (self as f64 * F32_GRID) as i128
@@ -341,7 +341,7 @@ impl Data for f32 {
 
 impl Data for f16 {
     fn random(rng: &mut StdRng) -> Self {
-        f16::from_f64(rng.random_range(-128i32..128) as f64 / F32_GRID)
+        f16::from_f64(rng.random_range(-128i32..=128) as f64 / F32_GRID)
     }
     fn code(self) -> i128 {
         (self.to_f64() * F32_GRID) as i128
@@ -353,7 +353,7 @@ impl Data for f16 {
 
 impl Data for f64 {
     fn random(rng: &mut StdRng) -> Self {
-        rng.random_range(-(8 << 20)..(8i64 << 20)) as f64 / F64_GRID
+        rng.random_range(-(8 << 20)..=(8i64 << 20)) as f64 / F64_GRID
     }
     fn code(self) -> i128 {
         (self * F64_GRID) as i128

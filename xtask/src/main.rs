@@ -347,7 +347,9 @@ fn gpu_pack() -> Result<(), String> {
     // GPU machine's own libcuda.so.1 is loaded at run time).
     let cust_libs = tools::libcuda_link_stub()?;
     let cust_libs = cust_libs.to_string_lossy().into_owned();
-    let builds: [(Vec<&str>, &str, Vec<(&str, &str)>); 6] = [
+    // (cargo arguments, name prefix, environment)
+    type Build<'a> = (Vec<&'a str>, &'a str, Vec<(&'a str, &'a str)>);
+    let builds: [Build; 6] = [
         (
             vec!["test", "--release", "--workspace", "--no-run"],
             "test",
@@ -359,7 +361,14 @@ fn gpu_pack() -> Result<(), String> {
             vec![],
         ),
         (
-            vec!["build", "--release", "-p", "warpkit-cli", "--bin", "warpkit"],
+            vec![
+                "build",
+                "--release",
+                "-p",
+                "warpkit-cli",
+                "--bin",
+                "warpkit",
+            ],
             "bin",
             vec![],
         ),
@@ -445,7 +454,10 @@ fn gpu_pack() -> Result<(), String> {
     println!(
         "{} ({} MB): carry it, run `bash scripts/device-run.sh ...` there",
         archive.display(),
-        std::fs::metadata(&archive).map_err(|e| e.to_string())?.len() / 1_000_000
+        std::fs::metadata(&archive)
+            .map_err(|e| e.to_string())?
+            .len()
+            / 1_000_000
     );
     Ok(())
 }

@@ -163,7 +163,9 @@ pub fn libcuda_link_stub() -> Result<PathBuf, String> {
         .filter(|p| p.file_name().to_string_lossy().starts_with("cust_raw-"))
         .map(|p| p.path().join("src/cuda.rs"))
         .find(|p| p.is_file())
-        .ok_or("cust_raw's sources are not in the cargo registry: build with --features cust once")?;
+        .ok_or(
+            "cust_raw's sources are not in the cargo registry: build with --features cust once",
+        )?;
     let text = std::fs::read_to_string(&bindings).map_err(|e| e.to_string())?;
     let mut stub = String::from("/* Link-time stand-in for libcuda (warpkit xtask). */\n");
     for name in text

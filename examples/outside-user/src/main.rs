@@ -44,6 +44,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         acc = MatMul.combine(acc, m);
         assert_eq!(got[i], acc, "prefix product {i}");
     }
-    println!("{n} prefix products of 2x2 matrices (custom_kernels!, PTX {target}): match the CPU");
+    let product = queue.custom(&kernels)?.reduce(&input)?;
+    assert_eq!(product, acc, "product of all {n} matrices");
+    println!("{n} prefix products of 2x2 matrices and their product (custom_kernels!, PTX {target}): match the CPU");
     Ok(())
 }

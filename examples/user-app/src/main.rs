@@ -885,6 +885,35 @@ fn check_library(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> Result<(),
         if total != acc {
             return Err(format!("composition of {n} maps: {total:?} vs {acc:?}").into());
         }
+        // Rows of 333 maps (the last one short), reduced and scanned one warp per row.
+        let width = 333;
+        let rows = n.div_ceil(width);
+        let mut per_row = stream.alloc_zeros::<Affine>(n / width)?;
+        let mut row_scans = stream.alloc_zeros::<Affine>(n / width * width)?;
+        let whole = input.slice(..n / width * width);
+        queue
+            .custom(&affine)?
+            .rows_reduce(&whole, width, &mut per_row)?;
+        queue
+            .custom(&affine)?
+            .rows_scan(&whole, width, &mut row_scans, ScanKind::Exclusive)?;
+        let (got_rows, got_scans) = (stream.clone_dtoh(&per_row)?, stream.clone_dtoh(&row_scans)?);
+        for (r, got_row) in got_rows.iter().enumerate() {
+            let mut acc = Compose.identity();
+            for i in r * width..(r + 1) * width {
+                if got_scans[i] != acc {
+                    return Err(format!(
+                        "row {r} exclusive scan at {i}: {:?} vs {acc:?}",
+                        got_scans[i]
+                    )
+                    .into());
+                }
+                acc = Compose.combine(acc, maps[i]);
+            }
+            if *got_row != acc {
+                return Err(format!("row {r} of {rows}: {got_row:?} vs {acc:?}").into());
+            }
+        }
         let pairs: Vec<KeyValue> = (0..n)
             .map(|i| KeyValue {
                 key: rng.random_range(-1000..1000),
@@ -901,7 +930,7 @@ fn check_library(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> Result<(),
         }
     }
     println!(
-        "ok: warpkit reduce and scan on the same stream; custom kernels: affine-map composition (reduce, scan) and key arg-max"
+        "ok: warpkit reduce and scan on the same stream; custom kernels: affine-map composition (reduce, scan, rows reduce and exclusive scan) and key arg-max"
     );
     Ok(())
 }

@@ -5,7 +5,9 @@
 //!   one partial. Any grouping gives these operators the same bits.
 //! - Others (float sums, users' operators): the input is cut into tiles whose size is a
 //!   function of the length alone ([`reduce_tile_items`]); each tile is reduced in a fixed
-//!   tree and writes one partial, and the partials are combined in a fixed tree too. The same
+//!   tree and writes one partial, and the partials are combined in a fixed tree too. A
+//!   commutative operator (float sums) lets each thread take a strided share of its tile;
+//!   any other keeps index order in every combine (warps take consecutive runs). The same
 //!   input thus gives the same bits whatever the grid, the device, the input's alignment and
 //!   the target.
 //!
@@ -73,9 +75,15 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             let tiles = len.div_ceil(tile_items);
             let mut tile = block_id;
             while tile < tiles {
-                let acc =
-                    one_tile::<T, A, Op, VEC>(input, len, tile * tile_items, tile_items, op, &load);
-                let total = block::reduce(acc, op, &(*shared).warp_values);
+                let start = tile * tile_items;
+                let total = if Op::COMMUTATIVE {
+                    let acc = one_tile::<T, A, Op, VEC>(input, len, start, tile_items, op, &load);
+                    block::reduce(acc, op, &(*shared).warp_values)
+                } else {
+                    let acc =
+                        one_tile_in_order::<T, A, Op>(input, len, start, tile_items, op, &load);
+                    block::scan_warp_totals(acc, op, &(*shared).warp_values).1
+                };
                 if tid == 0 {
                     *partials.add(tile) = total;
                 }
@@ -92,11 +100,12 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
         if (*shared).last == 0 {
             return;
         }
+        // Thread `t` combines the `t`-th run of consecutive partials: index order throughout.
+        let run = partial_count.div_ceil(REDUCE_THREADS as usize);
+        let first = (tid as usize * run).min(partial_count);
         let mut acc = op.identity();
-        let mut i = tid as usize;
-        while i < partial_count {
+        for i in first..(first + run).min(partial_count) {
             acc = op.combine(acc, *partials.add(i));
-            i += REDUCE_THREADS as usize;
         }
         let total = block::reduce(acc, op, &(*shared).warp_values);
         if tid == 0 {
@@ -160,6 +169,41 @@ unsafe fn grid_strided<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         if global < len - tail {
             acc = op.combine(acc, load(tail + global, *input.add(tail + global)));
         }
+    }
+    acc
+}
+
+/// The warp's share of tile `[start, start + tile_items)` in index order, in every lane of the
+/// warp (operators that are not commutative): warp `w` takes the `w`-th eighth of the tile,
+/// 32 consecutive items at a time (one per lane, coalesced), each group reduced in lane order
+/// and appended to the running total.
+#[inline(always)]
+unsafe fn one_tile_in_order<T: Pod, A: Pod, Op: ReduceOp<A>>(
+    input: *const T,
+    len: usize,
+    start: usize,
+    tile_items: usize,
+    op: Op,
+    load: &impl Fn(usize, T) -> A,
+) -> A {
+    let warps = REDUCE_THREADS as usize / 32;
+    let warp_items = tile_items / warps;
+    let first = start + thread::thread_idx_x() as usize / 32 * warp_items;
+    let end = (first + warp_items).min(len);
+    let lane = thread::lane_id() as usize;
+    let warp = crate::warp::Warp::full();
+    let mut acc = op.identity();
+    let mut base = first;
+    while base < end {
+        let i = base + lane;
+        // SAFETY: `i < len`.
+        let x = if i < end {
+            load(i, unsafe { *input.add(i) })
+        } else {
+            op.identity()
+        };
+        acc = op.combine(acc, warp.reduce(x, op));
+        base += 32;
     }
     acc
 }

@@ -40,23 +40,40 @@ pub unsafe fn rows_reduce<T: Pod, A: Pod, Op: ReduceOp<A>>(
         // SAFETY: the caller's conditions; every index is inside the row.
         unsafe {
             let (start, end) = row_range(row, p.width as usize, p.offsets as *const u64);
-            let mut acc = op.identity();
-            let mut i = start + lane;
-            while i + 96 < end {
-                let (a, b, c, d) = (
-                    load(*input.add(i)),
-                    load(*input.add(i + 32)),
-                    load(*input.add(i + 64)),
-                    load(*input.add(i + 96)),
-                );
-                acc = op.combine(op.combine(op.combine(op.combine(acc, a), b), c), d);
-                i += 128;
-            }
-            while i < end {
-                acc = op.combine(acc, load(*input.add(i)));
-                i += 32;
-            }
-            let total = warp.reduce(acc, op);
+            let total = if Op::COMMUTATIVE {
+                let mut acc = op.identity();
+                let mut i = start + lane;
+                while i + 96 < end {
+                    let (a, b, c, d) = (
+                        load(*input.add(i)),
+                        load(*input.add(i + 32)),
+                        load(*input.add(i + 64)),
+                        load(*input.add(i + 96)),
+                    );
+                    acc = op.combine(op.combine(op.combine(op.combine(acc, a), b), c), d);
+                    i += 128;
+                }
+                while i < end {
+                    acc = op.combine(acc, load(*input.add(i)));
+                    i += 32;
+                }
+                warp.reduce(acc, op)
+            } else {
+                // Index order: 32 consecutive items at a time, each group in lane order.
+                let mut acc = op.identity();
+                let mut base = start;
+                while base < end {
+                    let i = base + lane;
+                    let x = if i < end {
+                        load(*input.add(i))
+                    } else {
+                        op.identity()
+                    };
+                    acc = op.combine(acc, warp.reduce(x, op));
+                    base += 32;
+                }
+                acc
+            };
             if lane == 0 {
                 *output.add(row) = store(total);
             }

@@ -109,6 +109,7 @@ macro_rules! half_ops {
             fn combine(self, a: $t, b: $t) -> $t {
                 <$t as Half16>::narrow(a.widen() + b.widen())
             }
+            const COMMUTATIVE: bool = true;
         }
         impl ReduceOp<$t> for Min {
             #[inline(always)]

@@ -21,6 +21,11 @@ pub trait ReduceOp<T>: Copy {
     /// commutative exactly: integer sums, min, max, bitwise operations; not float sums). Such
     /// operators may be combined in any tree shape; others only in index order, left to right.
     const ORDER_INDEPENDENT: bool = false;
+    /// Whether `a ⊕ b` and `b ⊕ a` have the same bits for every `a`, `b` (float sums are
+    /// commutative though not associative). Then the device reduce may give each thread a
+    /// strided share of the input, which is faster; otherwise (the default, e.g. composing
+    /// maps) every combine keeps index order. Order-independent operators are commutative.
+    const COMMUTATIVE: bool = Self::ORDER_INDEPENDENT;
     /// A one-instruction reduction over `mask` where the target has one (`redux.sync`);
     /// `None` makes the caller use shuffles.
     #[inline(always)]
@@ -135,6 +140,7 @@ macro_rules! float_ops {
         impl ReduceOp<$t> for Sum {
             #[inline(always)] fn identity(self) -> $t { -0.0 }
             #[inline(always)] fn combine(self, a: $t, b: $t) -> $t { a + b }
+            const COMMUTATIVE: bool = true;
         }
         impl ReduceOp<$t> for Min {
             #[inline(always)] fn identity(self) -> $t { <$t as Float>::CANONICAL_NAN }
