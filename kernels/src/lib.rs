@@ -98,7 +98,7 @@
 //! launch with the wrong arguments does not compile. The authoring guide is `docs/authoring.md`.
 #![no_std]
 // `${concat(..)}` names the scoped atomics (`instr::atomic`).
-#![feature(macro_metavar_expr_concat)]
+#![cfg_attr(not(warpkit_target_below_sm70), feature(macro_metavar_expr_concat))]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
 // `extern "ptx-kernel"`: only the library's own entry points (feature `kernels`) use it.
 #![cfg_attr(all(target_arch = "nvptx64", feature = "kernels"), feature(abi_ptx))]

@@ -1,5 +1,6 @@
 //! Barriers: `bar.warp.sync` for the lanes of a warp, `bar.sync` for the threads of a block.
 
+#[cfg(not(warpkit_target_below_sm70))]
 use super::LaneMask;
 
 /// `bar.warp.sync membermask`: waits until every lane of `membermask` has reached a
