@@ -178,7 +178,7 @@ mod tests {
     #[test]
     fn layouts_are_what_both_sides_assume() {
         assert_eq!(core::mem::size_of::<params::Reduce>(), 40);
-        assert_eq!(core::mem::size_of::<params::Scan>(), 48);
+        assert_eq!(core::mem::size_of::<params::Scan>(), 56);
         assert_eq!(core::mem::size_of::<params::Rows>(), 48);
         assert_eq!(core::mem::size_of::<layout::ScanControl>(), 16);
         assert_eq!(layout::status_words_per_slot(4), 1);

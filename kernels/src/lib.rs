@@ -75,7 +75,8 @@
 //! ```
 //! // A kernel crate's root also has
 //! // #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
-//! use warpkit::{kernel::{self, global_index, lane_id}, ops::Sum, warp::Warp};
+//! use warpkit::kernel; // the attribute and the module
+//! use warpkit::{kernel::{global_index, lane_id}, ops::Sum, warp::Warp};
 //!
 //! /// One sum per warp.
 //! ///
