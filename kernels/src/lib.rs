@@ -11,7 +11,7 @@
 //! | [`device`] | the single-pass device reduce and scan and the row-wise ones that `warpkit-host` launches |
 //! | [`abi`] | the host–device contract: the library kernels' parameters, storage layout and names |
 //! | [`ops`] | the operators: [`ops::Sum`], [`ops::Min`], [`ops::Max`], arg-min/max, bitwise, your own ([`ops::ReduceOp`]) |
-//! | [`kernel`](mod@kernel) | writing kernels: [`#[kernel]`](macro@kernel) and its typed launch ([`kernel::launch`]), CUDA-named indices, [`shared!`], [`shared_array!`], [`kernel::dynamic_shared`], [`kernel::sync_threads`], [`println!`] ([`kernel::print`]), the panic handler that prints ([`kernel::panic`]) |
+//! | [`kernel`](mod@kernel) | writing kernels: [`#[kernel]`](macro@kernel) and its typed launch ([`kernel::launch`]), CUDA-named indices, [`shared!`], [`shared_array!`], [`kernel::dynamic_shared`], [`kernel::sync_threads`], [`println!`] ([`kernel::print`]), the panic handler that prints where a kernel panicked (feature `panic-handler`) |
 //! | [`math`] | `f32`/`f64` math functions from libdevice (linked by `warpkit-builder`) |
 //! | `model` | (host only) the CPU reference model of every instruction, from the PTX ISA's pseudo-code |
 //!

@@ -9,7 +9,7 @@
 //! - Every thread of the block calls the function, with the same `op` and `storage`.
 //! - The block has a multiple of 32 threads (`Dx·Dy·Dz`), at most 1024, in any shape (256×1,
 //!   32×8, 16×16, 8×8×4 ...): warps are the hardware's, by the linear thread index
-//!   ([`linear_thread_index`](crate::kernel::linear_thread_index)). A partial last warp is
+//!   ([`crate::kernel::linear_thread_index`]). A partial last warp is
 //!   refused by this condition rather than handled: the warp layer shuffles with the full
 //!   mask, which is undefined when lanes of the mask do not exist.
 //! - Nothing else uses `storage` from the call until the block has synchronized again after

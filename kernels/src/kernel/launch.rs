@@ -1,6 +1,6 @@
 //! What a kernel's parameter list is, for a typed launch from the host.
 //!
-//! [`#[kernel]`](crate::kernel) turns `pub unsafe fn scale(data: *mut f32, n: u32, k: f32)`
+//! [`#[kernel]`](macro@crate::kernel) turns `pub unsafe fn scale(data: *mut f32, n: u32, k: f32)`
 //! into a PTX entry point on nvptx64 and, on the host, into a unit struct `scale` that
 //! implements [`KernelSignature`] with `NAME = "scale"` and
 //! `Args = (DevicePtrMut<f32>, u32, f32)`. A host launcher generic over `K: KernelSignature`
@@ -177,7 +177,7 @@ impl<T> From<DevicePtrMut<T>> for DevicePtr<T> {
 }
 
 /// A kernel's name in the PTX and its parameter list as the host passes it; implemented by
-/// the descriptors [`#[kernel]`](crate::kernel) makes on the host.
+/// the descriptors [`#[kernel]`](macro@crate::kernel) makes on the host.
 pub trait KernelSignature {
     /// The entry point's name in the PTX (the function's name: `#[kernel]` does not mangle).
     const NAME: &'static str;
