@@ -744,6 +744,10 @@ fn check_print_output(ok: bool, stdout: &str) -> Result<(), Error> {
 const ZERO_AT: usize = 77;
 
 fn child_assert(ctx: &Arc<CudaContext>) -> Result<(), Error> {
+    // The panic handler must fit the default per-thread stack (ptxas cannot bound `core::fmt`'s
+    // frames, so the kernel gets the context's limit): print it, and leave it as it is.
+    let stack = ctx.get_limit(cudarc::driver::sys::CUlimit::CU_LIMIT_STACK_SIZE)?;
+    println!("per-thread stack limit: {stack} bytes");
     let module = load_best(ctx, true)?;
     let stream = ctx.new_stream()?;
     let n = 256;

@@ -29,53 +29,66 @@ unsafe extern "C" {
     ) -> !;
 }
 
+/// `vprintf`'s argument buffer for [`PANICKED_AT`]: each argument at its natural alignment.
+#[cfg(all(feature = "panic-handler", not(feature = "kernels")))]
+#[repr(C)]
+struct PanickedAt {
+    file: *const u8,
+    line: u32,
+    column: u32,
+    message: *const u8,
+    block: [u32; 3],
+    thread: [u32; 3],
+}
+
+#[cfg(all(feature = "panic-handler", not(feature = "kernels")))]
+const PANICKED_AT: &core::ffi::CStr =
+    c"panicked at %s:%u:%u: %s (block (%u, %u, %u), thread (%u, %u, %u))\n";
+
+/// The most bytes of the file path kept (its end, the informative part), so that the message
+/// has at least the rest of the buffer.
+#[cfg(all(feature = "panic-handler", not(feature = "kernels")))]
+const FILE_BYTES: usize = 120;
+
+// One 256-byte buffer holds the file and the formatted message (two C strings); `vprintf`
+// formats the rest itself. The stack matters: `core::fmt` calls through function pointers,
+// so ptxas cannot bound the frame and the kernel runs on the context's stack limit (1 KiB by
+// default, `CU_LIMIT_STACK_SIZE`); a handler that overflows it reports an illegal address
+// instead of the panic.
 #[cfg(all(feature = "panic-handler", not(feature = "kernels")))]
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    use crate::kernel::print::PrintBuf;
+    use crate::kernel::print::{PrintBuf, vprintf};
     use crate::kernel::*;
     use core::fmt::Write;
-    let (b, t) = (
-        (block_idx_x(), block_idx_y(), block_idx_z()),
-        (thread_idx_x(), thread_idx_y(), thread_idx_z()),
-    );
-    let mut message = PrintBuf::new();
-    let _ = write!(message, "{}", info.message());
-    let mut file = PrintBuf::new();
-    let line = match info.location() {
-        Some(l) => {
-            crate::println!(
-                "panicked at {}:{}:{}: {} (block ({}, {}, {}), thread ({}, {}, {}))",
-                l.file(),
-                l.line(),
-                l.column(),
-                info.message(),
-                b.0,
-                b.1,
-                b.2,
-                t.0,
-                t.1,
-                t.2
-            );
-            let _ = file.write_str(l.file());
-            l.line()
-        }
-        None => {
-            crate::println!("panicked: {}", info.message());
-            0
-        }
+    let (file, line, column) = info
+        .location()
+        .map_or(("<unknown>", 0, 0), |l| (l.file(), l.line(), l.column()));
+    let mut text = PrintBuf::new();
+    let mut file_start = file.len().saturating_sub(FILE_BYTES);
+    while !file.is_char_boundary(file_start) {
+        file_start += 1;
+    }
+    let _ = text.write_str(&file[file_start..]);
+    let message_at = text.start_second_text();
+    let _ = write!(text, "{}", info.message());
+    let file = text.finish().as_ptr().cast::<u8>();
+    // SAFETY: `message_at` is within the buffer, where the NUL-terminated message starts.
+    let message = unsafe { file.add(message_at) };
+    let args = PanickedAt {
+        file,
+        line,
+        column,
+        message,
+        block: [block_idx_x(), block_idx_y(), block_idx_z()],
+        thread: [thread_idx_x(), thread_idx_y(), thread_idx_z()],
     };
-    // The same message and location once more through CUDA's own assertion path, which the
-    // driver reports even if the `vprintf` buffer is not flushed after the trap; it traps.
-    // SAFETY: NUL-terminated strings that live until the call, which does not return.
+    // SAFETY: the format takes exactly `PanickedAt`'s arguments, in order, the strings
+    // NUL-terminated and alive until the calls return; `__assertfail` does not return (it
+    // prints the message and location once more through CUDA's assertion path, then traps).
     unsafe {
-        __assertfail(
-            message.finish().as_ptr().cast(),
-            file.finish().as_ptr().cast(),
-            line,
-            c"Rust kernel".as_ptr().cast(),
-            1,
-        )
+        vprintf(PANICKED_AT.as_ptr().cast(), (&raw const args).cast());
+        __assertfail(message, file, line, c"Rust kernel".as_ptr().cast(), 1)
     }
 }
 

@@ -20,6 +20,7 @@ use core::fmt;
 pub struct PrintBuf {
     buf: [u8; PrintBuf::CAPACITY],
     len: usize,
+    second_start: usize,
     truncated: bool,
 }
 
@@ -35,6 +36,7 @@ impl PrintBuf {
         PrintBuf {
             buf: [0; PrintBuf::CAPACITY],
             len: 0,
+            second_start: 0,
             truncated: false,
         }
     }
@@ -44,11 +46,25 @@ impl PrintBuf {
         &self.buf[..self.len]
     }
 
+    /// Ends the text so far (cut at half the capacity) with a NUL and starts a second one
+    /// after it (the panic handler's file and message); returns where the second text starts. [`Self::finish`] terminates
+    /// the second text and returns the first.
+    #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
+    pub(crate) fn start_second_text(&mut self) -> usize {
+        self.len = self.len.min(Self::CAPACITY / 2);
+        self.buf[self.len] = 0;
+        self.len += 1;
+        self.second_start = self.len;
+        self.len
+    }
+
     /// Ends the text with a NUL (and the marker when cut) and returns it as a C string.
     pub fn finish(&mut self) -> &core::ffi::CStr {
         if self.truncated {
             let m = Self::TRUNCATED.as_bytes();
-            let start = (Self::CAPACITY - 1 - m.len()).min(self.len);
+            let start = (Self::CAPACITY - 1 - m.len())
+                .min(self.len)
+                .max(self.second_start);
             // Do not leave half a UTF-8 character before the marker.
             let mut start = start;
             while start > 0 && (self.buf[start] & 0xc0) == 0x80 {
@@ -89,7 +105,7 @@ impl fmt::Write for PrintBuf {
 unsafe extern "C" {
     /// The CUDA device runtime's `vprintf(format, args)`: `args` points to the arguments,
     /// each at its natural alignment.
-    fn vprintf(format: *const u8, args: *const u8) -> i32;
+    pub(crate) fn vprintf(format: *const u8, args: *const u8) -> i32;
 }
 
 /// Prints a finished C string with `vprintf("%s", s)`.
@@ -155,6 +171,23 @@ mod tests {
         assert_eq!(s.len(), PrintBuf::CAPACITY - 1);
         assert!(s.ends_with(PrintBuf::TRUNCATED), "{s}");
         assert!(s.starts_with("0000 0001 "), "{s}");
+    }
+
+    #[test]
+    fn two_texts_share_the_buffer_and_only_the_second_is_cut() {
+        let mut b = PrintBuf::new();
+        b.write_str("src/lib.rs").unwrap();
+        let at = b.start_second_text();
+        assert_eq!(at, "src/lib.rs".len() + 1);
+        for i in 0..100 {
+            write!(b, "{i:04} ").unwrap();
+        }
+        assert_eq!(b.finish().to_str().unwrap(), "src/lib.rs");
+        let second = core::ffi::CStr::from_bytes_until_nul(&b.buf[at..]).unwrap();
+        let second = second.to_str().unwrap();
+        assert!(second.starts_with("0000 0001 "), "{second}");
+        assert!(second.ends_with(PrintBuf::TRUNCATED), "{second}");
+        assert_eq!(at + second.len(), PrintBuf::CAPACITY - 1);
     }
 
     #[test]
