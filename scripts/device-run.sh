@@ -58,6 +58,9 @@ for task in "${@:-suite}"; do
       # run time; WARPKIT_NCCL_LIB=/path/libnccl.so.2 overrides). MULTI_GPUS=2 makes a machine
       # with fewer GPUs fail instead of testing the one-rank path only.
       WARPKIT_REQUIRE_GPU=1 WARPKIT_REQUIRE_GPUS=${MULTI_GPUS:-0} run "$bin"/test-multi --test-threads=1 --nocapture
+      # A user's own type (the example app's affine maps) over two GPUs: one process, then one
+      # rank per process (MultiGpu::from_rank).
+      WARPKIT_REQUIRE_GPUS=${MULTI_GPUS:-0} run "$bin"/bin-user-app --child multi
       WARPKIT_BENCH_OUT="$out/bench" run "$bin"/bench-multi --bench ${BENCH_ARGS:-}
       # memcheck over the sharded kernels at small ragged sizes (slow with NCCL: one test).
       # NCCL's own initialisation returns CUDA API errors it handles (peer access already

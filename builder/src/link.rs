@@ -195,8 +195,9 @@ impl LinkArgs {
         check_externs(&ptx, libdevice.is_some())?;
         // Each link pass appends the members' module-level `global_asm!` again: keep one copy.
         let deduped = dedupe_module_asm(&ptx);
-        if deduped.len() != ptx.len() {
-            std::fs::write(&partial, deduped).map_err(|e| BuildError::io(&partial, e))?;
+        let bounded = apply_launch_bounds(&deduped)?;
+        if bounded != ptx {
+            std::fs::write(&partial, bounded).map_err(|e| BuildError::io(&partial, e))?;
         }
         std::fs::rename(&partial, &self.output).map_err(|e| BuildError::io(&self.output, e))?;
         std::fs::remove_dir_all(&work).map_err(|e| BuildError::io(&work, e))
@@ -221,6 +222,65 @@ fn dedupe_module_asm(ptx: &str) -> String {
         depth = depth.saturating_sub(line.matches('}').count());
     }
     out
+}
+
+/// The comment `#[kernel(max_threads = N, min_blocks_per_sm = M)]` leaves in the PTX (module
+/// `global_asm!`): `// warpkit.launch_bounds <entry> <N> <M>`.
+const LAUNCH_BOUNDS: &str = "// warpkit.launch_bounds ";
+
+/// Turns each launch-bounds comment into the entry's `.maxntid N, 1, 1` (and
+/// `.minnctapersm M` when `M > 0`) directives, placed after its parameter list (PTX ISA
+/// "Performance-Tuning Directives",
+/// <https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#performance-tuning-directives>),
+/// and drops the comments. A comment naming no entry, or two different bounds for one, fails.
+fn apply_launch_bounds(ptx: &str) -> Result<String, BuildError> {
+    let mut bounds = std::collections::BTreeMap::new();
+    let mut out = String::with_capacity(ptx.len());
+    for line in ptx.split_inclusive('\n') {
+        let Some(rest) = line.trim().strip_prefix(LAUNCH_BOUNDS) else {
+            out.push_str(line);
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let parsed = match fields.as_slice() {
+            [name, max, min] => max
+                .parse::<u32>()
+                .ok()
+                .zip(min.parse::<u32>().ok())
+                .map(|b| (*name, b)),
+            _ => None,
+        };
+        let Some((name, b)) = parsed else {
+            return Err(BuildError::Link(format!(
+                "unreadable launch bounds `{}`",
+                line.trim()
+            )));
+        };
+        if bounds.insert(name, b).is_some_and(|old| old != b) {
+            return Err(BuildError::Link(format!(
+                "two different launch bounds for `{name}`"
+            )));
+        }
+    }
+    for (name, (max, min)) in bounds {
+        let head = [".entry ", name, "("].concat();
+        let at = out.find(&head).ok_or_else(|| {
+            BuildError::Link(format!(
+                "launch bounds for `{name}`, which is no kernel of this module"
+            ))
+        })?;
+        let close = at
+            + out[at..]
+                .find(')')
+                .expect("a PTX entry's parameter list is closed")
+            + 1;
+        let mut directives = format!("\n.maxntid {max}, 1, 1");
+        if min > 0 {
+            directives += &format!("\n.minnctapersm {min}");
+        }
+        out.insert_str(close, &directives);
+    }
+    Ok(out)
 }
 
 /// The names `llvm-nm --undefined-only` lists for a bitcode file.
@@ -343,6 +403,30 @@ mod tests {
         assert_eq!(a.cpu, "sm_100a");
         assert_eq!(a.features, ["+ptx86"]);
         assert_eq!(a.output, PathBuf::from("/t/deps/warpkit.ptx"));
+    }
+
+    #[test]
+    fn launch_bounds_become_directives_of_their_entry() {
+        let ptx = "// warpkit.launch_bounds b 256 3\n\
+                   .visible .entry a(\n\t.param .u32 a_param_0\n)\n{\n\tret;\n}\n\
+                   .visible .entry b(\n\t.param .align 8 .b8 b_param_0[56]\n)\n{\n\tret;\n}\n\
+                   // warpkit.launch_bounds b 256 3\n\
+                   // warpkit.launch_bounds a 128 0\n";
+        let out = apply_launch_bounds(ptx).unwrap();
+        assert!(out.contains("a_param_0\n)\n.maxntid 128, 1, 1\n{"), "{out}");
+        assert!(
+            out.contains("b_param_0[56]\n)\n.maxntid 256, 1, 1\n.minnctapersm 3\n{"),
+            "{out}"
+        );
+        assert!(!out.contains("warpkit.launch_bounds"), "{out}");
+        assert_eq!(out.matches(".maxntid").count(), 2);
+        let err = |p: &str| apply_launch_bounds(p).unwrap_err().to_string();
+        assert!(err("// warpkit.launch_bounds c 32 0\n.entry a()\n{\n}\n").contains("no kernel"));
+        assert!(
+            err("// warpkit.launch_bounds a 32 0\n// warpkit.launch_bounds a 64 0\n.entry a()\n{\n}\n")
+                .contains("two different")
+        );
+        assert!(err("// warpkit.launch_bounds a x 0\n").contains("unreadable"));
     }
 
     #[test]

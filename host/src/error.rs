@@ -83,6 +83,16 @@ pub enum Error {
     /// Shards or devices that do not fit a multi-GPU operation.
     #[error("{op}: {reason}")]
     BadShards { op: &'static str, reason: String },
+    /// A launch with more threads per block than the kernel was built for.
+    #[error(
+        "kernel `{kernel}` was built for at most {max} threads per block \
+         (#[kernel(max_threads = {max})]) but launched with {threads}: use a smaller block or raise max_threads"
+    )]
+    BlockTooLarge {
+        kernel: &'static str,
+        threads: u64,
+        max: u32,
+    },
     /// The driver reported an error during an operation.
     #[error("{op}: CUDA driver error: {source}")]
     Driver {

@@ -58,7 +58,8 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
 
 /// Launches kernel `K` on `stream` with `config` (grid, block, dynamic shared memory bytes)
 /// and exactly the argument list `K::Args` (`cuLaunchKernel`). Asynchronous: errors of the
-/// kernel itself show up at the next synchronizing call.
+/// kernel itself show up at the next synchronizing call. A block larger than the kernel's
+/// `#[kernel(max_threads = N)]` is refused ([`Error::BlockTooLarge`]) before the driver sees it.
 ///
 /// # Safety
 /// Whatever the kernel's own `# Safety` section asks: the pointers are valid device memory
@@ -71,6 +72,7 @@ pub unsafe fn launch<K: KernelSignature>(
     config: LaunchConfig,
     args: K::Args,
 ) -> Result<(), Error> {
+    check_block::<K>(config.block_dim)?;
     let mut params = [std::ptr::null_mut(); 32];
     let n = args.param_ptrs(&mut params);
     stream.context().bind_to_thread().during("bind context")?;
@@ -87,6 +89,19 @@ pub unsafe fn launch<K: KernelSignature>(
         )
     }
     .during("launch kernel")
+}
+
+/// Refuses a block of more threads than `K` was built for (its `.maxntid`).
+fn check_block<K: KernelSignature>((x, y, z): (u32, u32, u32)) -> Result<(), Error> {
+    let threads = u64::from(x) * u64::from(y) * u64::from(z);
+    match K::MAX_THREADS {
+        Some(max) if threads > u64::from(max) => Err(Error::BlockTooLarge {
+            kernel: K::NAME,
+            threads,
+            max,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The address of a cudarc slice as a `*const T` kernel argument. cudarc's cross-stream
@@ -107,4 +122,33 @@ pub fn device_ptr_mut<T>(
     use cudarc::driver::DevicePtrMut as _;
     let (addr, _sync) = slice.device_ptr_mut(stream);
     DevicePtrMut::from_raw(addr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[warpkit::kernel(max_threads = 128, min_blocks_per_sm = 2)]
+    unsafe fn bounded(n: u32) {
+        let _ = n;
+    }
+
+    #[warpkit::kernel]
+    unsafe fn unbounded(n: u32) {
+        let _ = n;
+    }
+
+    #[test]
+    fn blocks_above_the_launch_bounds_are_refused() {
+        assert_eq!(bounded::MAX_THREADS, Some(128));
+        assert_eq!(bounded::MIN_BLOCKS_PER_SM, 2);
+        assert!(check_block::<bounded>((128, 1, 1)).is_ok());
+        assert!(check_block::<bounded>((32, 4, 1)).is_ok());
+        let e = check_block::<bounded>((32, 2, 3)).unwrap_err().to_string();
+        assert!(
+            e.contains("at most 128 threads") && e.contains("launched with 192"),
+            "{e}"
+        );
+        assert!(check_block::<unbounded>((1024, 1, 1)).is_ok());
+    }
 }

@@ -3,7 +3,10 @@
 //! and no spills, and every wrapper's shim kernel contains the one instruction it promises,
 //! with no call and no branch (stdarch's `assert_instr`, on PTX): one test per family.
 
-use warpkit_builder::{Target, ptxas::parse_verbose};
+use warpkit_builder::{
+    Target,
+    ptxas::{FunctionUsage, parse_verbose},
+};
 use warpkit_test_kernels::shims::{self, Shim};
 use warpkit_tests::ptx::{LEGACY_PTX, LIBRARY_PTX, TEST_KERNELS_PTX};
 use warpkit_tests::{assemble, count_instruction, kernel_body, ptxas};
@@ -30,6 +33,9 @@ fn every_module_assembles_without_stack_or_spills() {
                     f.name
                 );
             }
+            if label == "library" {
+                check_launch_bounds(arch, ptx, &functions);
+            }
             let kernels = functions.iter().filter(|f| f.entry).count();
             assert_eq!(
                 kernels,
@@ -43,6 +49,54 @@ fn every_module_assembles_without_stack_or_spills() {
             println!("{label} {arch}: {kernels} kernels, no stack, no spills");
         }
     }
+}
+
+/// Every library kernel carries the block size the host launches it with (`.maxntid`), and
+/// the 8-byte scans' `.minnctapersm` holds: ptxas's registers let that many blocks of
+/// `SCAN_THREADS` share a multiprocessor's 64K registers (allocated per warp, in 8s).
+fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
+    use warpkit::device::tuning::{SCAN_THREADS, scan_min_blocks_per_sm};
+    let mut bounded = 0;
+    for f in functions.iter().filter(|f| f.entry) {
+        let header = &kernel_body(ptx, &f.name)[..kernel_body(ptx, &f.name).find('{').unwrap()];
+        assert!(
+            header.contains(".maxntid "),
+            "{arch} {}: no .maxntid",
+            f.name
+        );
+        let Some(ty) = f
+            .name
+            .strip_prefix("warpkit_scan_")
+            .and_then(|r| r.split('_').nth(1))
+        else {
+            continue;
+        };
+        let bytes = match ty {
+            "u64" | "i64" | "f64" => 8,
+            _ => continue,
+        };
+        let min = scan_min_blocks_per_sm(bytes);
+        assert!(min > 0);
+        assert!(
+            header.contains(&format!(
+                ".maxntid {SCAN_THREADS}, 1, 1\n.minnctapersm {min}"
+            )),
+            "{arch} {}: {header}",
+            f.name
+        );
+        let registers = f.registers.expect("ptxas reports registers");
+        let blocks = 65536 / (registers.div_ceil(8) * 8 * SCAN_THREADS);
+        assert!(
+            blocks >= min,
+            "{arch} {}: {registers} registers leave room for {blocks} blocks",
+            f.name
+        );
+        bounded += 1;
+    }
+    assert_eq!(
+        bounded, 9,
+        "{arch}: the 8-byte scans (3 types × 3 operators)"
+    );
 }
 
 /// Checks one family's shims on every target.

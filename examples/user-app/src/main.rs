@@ -8,6 +8,7 @@
 //! gpu-pack`). It prints the module load time of the PTX and of the cubin, then one line per
 //! check; it exits non-zero at the first mismatch. `--child print|assert` are the kernels run
 //! in a child process (their output goes to the process's stdout; a trap kills the context).
+//! `--child multi` runs the custom type over two GPUs ([`multi`]).
 
 use cudarc::driver::{CudaContext, CudaStream, LaunchConfig};
 use half::f16;
@@ -19,6 +20,8 @@ use warpkit_builder::Target;
 use warpkit_host::launch::{Image, Kernel, Module, device_ptr, device_ptr_mut, launch};
 
 include!(concat!(env!("OUT_DIR"), "/user_kernels_ptx.rs"));
+
+mod multi;
 
 type Error = Box<dyn std::error::Error>;
 
@@ -32,10 +35,9 @@ fn cfg(grid: u32, block: u32, shared: u32) -> LaunchConfig {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let child = args
-        .iter()
-        .position(|a| a == "--child")
-        .and_then(|i| args.get(i + 1));
+    let child_at = args.iter().position(|a| a == "--child");
+    let child = child_at.and_then(|i| args.get(i + 1));
+    let child_args = child_at.map_or(&args[..0], |i| &args[(i + 2).min(args.len())..]);
     // SAFETY: only probes whether libcuda can be opened.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         println!("skipped: no CUDA driver library (libcuda) on this machine");
@@ -51,6 +53,8 @@ fn main() -> ExitCode {
     let result = match child.map(String::as_str) {
         Some("print") => child_print(&ctx),
         Some("assert") => child_assert(&ctx),
+        Some("multi") => multi::check(&ctx),
+        Some("rank") => multi::rank_process(&ctx, child_args),
         Some(other) => Err(format!("unknown child {other}").into()),
         None => run(&ctx),
     };
@@ -165,6 +169,7 @@ fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
     check_library(ctx, &stream)?;
     check_child("print", check_print_output)?;
     check_child("assert", check_assert_output)?;
+    check_child("multi", check_multi_output)?;
     println!("all checks passed");
     Ok(())
 }
@@ -738,6 +743,19 @@ fn check_print_output(ok: bool, stdout: &str) -> Result<(), Error> {
         return Err(format!("{hellos} hello lines, expected {HELLO_LINES}").into());
     }
     println!("ok: println! from {HELLO_LINES} GPU threads, each line once and whole");
+    Ok(())
+}
+
+fn check_multi_output(ok: bool, stdout: &str) -> Result<(), Error> {
+    if !ok {
+        return Err("exited with an error".into());
+    }
+    for line in stdout
+        .lines()
+        .filter(|l| l.starts_with("ok:") || l.starts_with("skipped:"))
+    {
+        println!("{line}");
+    }
     Ok(())
 }
 

@@ -27,7 +27,7 @@ macro_rules! __kernel_shared {
 macro_rules! __reduce_kernel {
     ($name:expr, $item:ty, $acc:ty, $op:expr, $load:expr, $finish:expr) => {
         const _: () = {
-            #[$crate::kernel(name = $name)]
+            #[$crate::kernel(name = $name, max_threads = $crate::device::tuning::REDUCE_THREADS)]
             unsafe fn kernel(p: $crate::abi::params::Reduce) {
                 let shared =
                     $crate::__kernel_shared!($name, $crate::device::reduce::ReduceShared<$acc>);
@@ -52,7 +52,12 @@ macro_rules! __reduce_kernel {
 macro_rules! __scan_kernel {
     ($name:expr, $item:ty, $acc:ty, $op:expr, $load:expr, $store:expr) => {
         const _: () = {
-            #[$crate::kernel(name = $name)]
+            #[$crate::kernel(
+                name = $name,
+                max_threads = $crate::device::tuning::SCAN_THREADS,
+                min_blocks_per_sm =
+                    $crate::device::tuning::scan_min_blocks_per_sm(core::mem::size_of::<$acc>()),
+            )]
             unsafe fn kernel(p: $crate::abi::params::Scan) {
                 let shared = $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$acc,
                     { $crate::device::tuning::scan_stripes(core::mem::size_of::<$item>()) },
@@ -75,14 +80,14 @@ macro_rules! __scan_kernel {
 macro_rules! __rows_kernels {
     ($reduce:expr, $scan:expr, $item:ty, $acc:ty, $op:expr, $load:expr, $store:expr) => {
         const _: () = {
-            #[$crate::kernel(name = $reduce)]
+            #[$crate::kernel(name = $reduce, max_threads = $crate::device::tuning::ROWS_THREADS)]
             unsafe fn reduce(p: $crate::abi::params::Rows) {
                 // SAFETY: the host checks offsets and sizes.
                 unsafe {
                     $crate::device::rows::rows_reduce::<$item, $acc, _>(p, $op, $load, $store)
                 }
             }
-            #[$crate::kernel(name = $scan)]
+            #[$crate::kernel(name = $scan, max_threads = $crate::device::tuning::ROWS_THREADS)]
             unsafe fn scan(p: $crate::abi::params::Rows) {
                 // SAFETY: the host checks offsets and sizes.
                 unsafe { $crate::device::rows::rows_scan::<$item, $acc, _>(p, $op, $load, $store) }

@@ -22,6 +22,18 @@ pub const fn scan_stripes(item_bytes: usize) -> usize {
         _ => 8,
     }
 }
+/// Blocks of [`SCAN_THREADS`] that ptxas must fit on one multiprocessor (`.minnctapersm`; 0:
+/// no minimum), by accumulator size. A tile is loaded, scanned, looked back and stored by
+/// one block, so the bytes an SM has in flight are (resident blocks) × (tile bytes). Left
+/// alone, ptxas gives the f64 sum scan 83 registers (2 blocks of 256 threads on sm_90); capped
+/// at 3 blocks it takes 78 with no spills, like the 8-byte integer scans. Four blocks would
+/// spill (64 registers), and for 4-byte items a minimum of 3 only raises the register count.
+pub const fn scan_min_blocks_per_sm(accumulator_bytes: usize) -> u32 {
+    match accumulator_bytes {
+        8 => 3,
+        _ => 0,
+    }
+}
 /// Threads per block of the row kernels (one warp per row).
 pub const ROWS_THREADS: u32 = 256;
 /// Items each lane of a row scan handles per step.

@@ -183,6 +183,13 @@ pub trait KernelSignature {
     const NAME: &'static str;
     /// The host form of each parameter, in order ([`DeviceArg::Host`]).
     type Args: KernelArgs;
+    /// `#[kernel(max_threads = N)]`: the most threads per block the kernel was built for
+    /// (PTX `.maxntid`, CUDA's `__launch_bounds__`); a launch with more fails, and host
+    /// launchers refuse it before it reaches the driver.
+    const MAX_THREADS: Option<u32> = None;
+    /// `#[kernel(min_blocks_per_sm = M)]`: blocks of `MAX_THREADS` threads that ptxas keeps
+    /// room for on one multiprocessor (`.minnctapersm`, registers capped to fit); 0 for none.
+    const MIN_BLOCKS_PER_SM: u32 = 0;
 }
 
 /// A tuple of host-side kernel arguments; gives the `void**` array `cuLaunchKernel` takes.

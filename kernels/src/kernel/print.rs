@@ -49,7 +49,14 @@ impl PrintBuf {
     /// Ends the text so far (cut at half the capacity) with a NUL and starts a second one
     /// after it (the panic handler's file and message); returns where the second text starts. [`Self::finish`] terminates
     /// the second text and returns the first.
-    #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
+    #[cfg(any(
+        test,
+        all(
+            target_arch = "nvptx64",
+            feature = "panic-handler",
+            not(feature = "kernels")
+        )
+    ))]
     pub(crate) fn start_second_text(&mut self) -> usize {
         self.len = self.len.min(Self::CAPACITY / 2);
         self.buf[self.len] = 0;
