@@ -229,7 +229,7 @@ fn dedupe_module_asm(ptx: &str) -> String {
 const LAUNCH_BOUNDS: &str = "// warpkit.launch_bounds ";
 
 /// Turns each launch-bounds comment into the entry's `.maxntid N, 1, 1` (and
-/// `.minnctapersm M` when `M > 0`) directives, placed after its parameter list (PTX ISA
+/// `.minnctapersm M` when `M > 0`; nothing when `N = 0`) directives, placed after its parameter list (PTX ISA
 /// "Performance-Tuning Directives",
 /// <https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#performance-tuning-directives>),
 /// and drops the comments. A comment naming no entry, or two different bounds for one, fails.
@@ -274,6 +274,9 @@ fn apply_launch_bounds(ptx: &str) -> Result<String, BuildError> {
                 .find(')')
                 .expect("a PTX entry's parameter list is closed")
             + 1;
+        if max == 0 {
+            continue; // `max_threads = 0`: no bound
+        }
         let mut directives = format!("\n.maxntid {max}, 1, 1");
         if min > 0 {
             directives += &format!("\n.minnctapersm {min}");
@@ -411,7 +414,8 @@ mod tests {
                    .visible .entry a(\n\t.param .u32 a_param_0\n)\n{\n\tret;\n}\n\
                    .visible .entry b(\n\t.param .align 8 .b8 b_param_0[56]\n)\n{\n\tret;\n}\n\
                    // warpkit.launch_bounds b 256 3\n\
-                   // warpkit.launch_bounds a 128 0\n";
+                   // warpkit.launch_bounds a 128 0\n\
+                   // warpkit.launch_bounds c 0 0\n.entry c()\n{\n}\n";
         let out = apply_launch_bounds(ptx).unwrap();
         assert!(out.contains("a_param_0\n)\n.maxntid 128, 1, 1\n{"), "{out}");
         assert!(

@@ -10,7 +10,10 @@
 //!
 //! - on `nvptx64`: `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn scale(...)`
 //!   (`#[kernel(name = EXPR)]` exports it as `EXPR` instead, e.g. `concat!(..)` in a
-//!   `macro_rules!` that generates kernels);
+//!   `macro_rules!` that generates kernels); `#[kernel(max_threads = N, min_blocks_per_sm = M)]`
+//!   adds CUDA's launch bounds (PTX `.maxntid`/`.minnctapersm`, placed by warpkit-builder
+//!   from a comment the macro leaves in the PTX; the descriptor's `MAX_THREADS` lets host
+//!   launchers refuse larger blocks);
 //! - on the host: the same function body, type-checked and never called, and a unit struct `scale` implementing `warpkit::kernel::launch::KernelSignature` with
 //!   `NAME = "scale"` and `Args = (DevicePtrMut<f32>, u32, f32)`, which a host launcher takes
 //!   so the argument list is checked by the compiler.
@@ -50,7 +53,7 @@ struct KernelArgs {
 
 const USAGE: &str = "#[kernel] takes no arguments, or any of `name = \"ptx_name\"` (an expression \
      such as `concat!(..)`) to name the PTX entry point, `max_threads = N` (the most threads per \
-     block it is launched with: PTX `.maxntid`) and `min_blocks_per_sm = M` (with max_threads: \
+     block it is launched with: PTX `.maxntid`; 0 for no bound) and `min_blocks_per_sm = M` (with max_threads: \
      blocks that must fit on one multiprocessor, `.minnctapersm`; 0 for no minimum)";
 
 fn kernel_args(attr: TokenStream) -> syn::Result<KernelArgs> {
@@ -202,12 +205,15 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                     #[cfg(target_arch = "nvptx64")]
                     ::core::arch::global_asm!(
                         concat!("// warpkit.launch_bounds ", #ptx_name, " {max} {min}"),
-                        max = const { let v: u32 = #max; assert!(v > 0, "max_threads must be positive"); v },
+                        max = const { let v: u32 = #max; v },
                         min = const { let v: u32 = #min; v },
                     );
                 },
                 quote! {
-                    const MAX_THREADS: Option<u32> = Some(#max);
+                    const MAX_THREADS: Option<u32> = match #max {
+                        0 => None,
+                        max => Some(max),
+                    };
                     const MIN_BLOCKS_PER_SM: u32 = #min;
                 },
             )
@@ -302,7 +308,7 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("const MAX_THREADS : Option < u32 > = Some (256)"),
+            out.contains("const MAX_THREADS : Option < u32 > = match 256"),
             "{out}"
         );
         assert!(out.contains("const MIN_BLOCKS_PER_SM : u32 = 3"), "{out}");

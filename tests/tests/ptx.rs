@@ -51,50 +51,54 @@ fn every_module_assembles_without_stack_or_spills() {
     }
 }
 
-/// Every library kernel carries the block size the host launches it with (`.maxntid`), and
-/// the 8-byte scans' `.minnctapersm` holds: ptxas's registers let that many blocks of
+/// The library's launch bounds reach the PTX: the reduce and row kernels carry the block
+/// size the host launches them with (`.maxntid`), and each scan carries its
+/// `scan_launch_bounds`, which ptxas honours: its registers let that many blocks of
 /// `SCAN_THREADS` share a multiprocessor's 64K registers (allocated per warp, in 8s).
 fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
-    use warpkit::device::tuning::{SCAN_THREADS, scan_min_blocks_per_sm};
-    let mut bounded = 0;
+    use warpkit::device::tuning::{SCAN_THREADS, scan_launch_bounds};
+    let mut bounded_scans = 0;
     for f in functions.iter().filter(|f| f.entry) {
-        let header = &kernel_body(ptx, &f.name)[..kernel_body(ptx, &f.name).find('{').unwrap()];
-        assert!(
-            header.contains(".maxntid "),
-            "{arch} {}: no .maxntid",
-            f.name
-        );
+        let body = kernel_body(ptx, &f.name);
+        let header = &body[..body.find('{').unwrap()];
         let Some(ty) = f
             .name
             .strip_prefix("warpkit_scan_")
             .and_then(|r| r.split('_').nth(1))
         else {
+            assert!(
+                header.contains(".maxntid "),
+                "{arch} {}: no .maxntid",
+                f.name
+            );
             continue;
         };
-        let bytes = match ty {
+        let accumulator = match ty {
             "u64" | "i64" | "f64" => 8,
-            _ => continue,
+            _ => 4, // 4-byte items, and f16/bf16 accumulated as f32
         };
-        let min = scan_min_blocks_per_sm(bytes);
-        assert!(min > 0);
+        let (max, min) = scan_launch_bounds(accumulator);
+        if max == 0 {
+            assert!(!header.contains(".maxntid"), "{arch} {}: {header}", f.name);
+            continue;
+        }
+        assert_eq!(max, SCAN_THREADS);
         assert!(
-            header.contains(&format!(
-                ".maxntid {SCAN_THREADS}, 1, 1\n.minnctapersm {min}"
-            )),
+            header.contains(&format!(".maxntid {max}, 1, 1\n.minnctapersm {min}")),
             "{arch} {}: {header}",
             f.name
         );
         let registers = f.registers.expect("ptxas reports registers");
-        let blocks = 65536 / (registers.div_ceil(8) * 8 * SCAN_THREADS);
+        let blocks = 65536 / (registers.div_ceil(8) * 8 * max);
         assert!(
             blocks >= min,
             "{arch} {}: {registers} registers leave room for {blocks} blocks",
             f.name
         );
-        bounded += 1;
+        bounded_scans += 1;
     }
     assert_eq!(
-        bounded, 9,
+        bounded_scans, 9,
         "{arch}: the 8-byte scans (3 types × 3 operators)"
     );
 }

@@ -54,9 +54,10 @@ macro_rules! __scan_kernel {
         const _: () = {
             #[$crate::kernel(
                 name = $name,
-                max_threads = $crate::device::tuning::SCAN_THREADS,
+                max_threads =
+                    $crate::device::tuning::scan_launch_bounds(core::mem::size_of::<$acc>()).0,
                 min_blocks_per_sm =
-                    $crate::device::tuning::scan_min_blocks_per_sm(core::mem::size_of::<$acc>()),
+                    $crate::device::tuning::scan_launch_bounds(core::mem::size_of::<$acc>()).1,
             )]
             unsafe fn kernel(p: $crate::abi::params::Scan) {
                 let shared = $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$acc,

@@ -22,16 +22,17 @@ pub const fn scan_stripes(item_bytes: usize) -> usize {
         _ => 8,
     }
 }
-/// Blocks of [`SCAN_THREADS`] that ptxas must fit on one multiprocessor (`.minnctapersm`; 0:
-/// no minimum), by accumulator size. A tile is loaded, scanned, looked back and stored by
-/// one block, so the bytes an SM has in flight are (resident blocks) × (tile bytes). Left
-/// alone, ptxas gives the f64 sum scan 83 registers (2 blocks of 256 threads on sm_90); capped
-/// at 3 blocks it takes 78 with no spills, like the 8-byte integer scans. Four blocks would
-/// spill (64 registers), and for 4-byte items a minimum of 3 only raises the register count.
-pub const fn scan_min_blocks_per_sm(accumulator_bytes: usize) -> u32 {
+/// The scan's launch bounds by accumulator size: (`.maxntid`, `.minnctapersm`), `(0, 0)` for
+/// none. A tile is loaded, scanned, looked back and stored by one block, so the bytes an SM
+/// has in flight are (resident blocks) × (tile bytes). Measured with ptxas for sm_90: left
+/// alone, the f64 sum scan takes 83 registers (2 blocks of 256 threads); bounded to 3 blocks
+/// it takes 78 with no spills, as the 8-byte integer scans. Four blocks would spill (64
+/// registers). For 4-byte items any bound costs: `.maxntid 256` alone moves the u32 sum scan
+/// from 64 registers (4 blocks) to 66 (3 blocks).
+pub const fn scan_launch_bounds(accumulator_bytes: usize) -> (u32, u32) {
     match accumulator_bytes {
-        8 => 3,
-        _ => 0,
+        8 => (SCAN_THREADS, 3),
+        _ => (0, 0),
     }
 }
 /// Threads per block of the row kernels (one warp per row).
