@@ -1,5 +1,5 @@
-//! Sharded reduce and scan over several GPUs (feature `nccl`) against warpkit's single-GPU
-//! kernels over the whole input: integers and every min/max bit for bit, float sums within a
+//! Sharded reduce, scan and arg-reduce over several GPUs (feature `nccl`) against warpkit's
+//! single-GPU kernels over the whole input: arg-min/arg-max bit for bit with the same index, integers and every min/max bit for bit, float sums within a
 //! bound of an `f64` (compensated) sum. Random data (NaN, ±inf, ±0 among the floats for
 //! min/max), even, uneven and empty shards, poisoned outputs with every element checked, the
 //! result on every GPU compared, each case run twice and compared bit for bit.
@@ -13,11 +13,11 @@ mod common;
 use common::gpu_required;
 use half::{bf16, f16};
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use warpkit::ops::{Max, Min, Sum};
+use warpkit::ops::{ArgMax, ArgMin, Max, Min, Sum};
 use warpkit_host::cudarc::driver::CudaSlice;
 use warpkit_host::multi::MultiGpu;
 use warpkit_host::reference::Model;
-use warpkit_host::{DeviceOp, Element, Error, Queue, ScanKind, Warpkit, open_device};
+use warpkit_host::{ArgElement, DeviceOp, Element, Error, Queue, ScanKind, Warpkit, open_device};
 
 fn gpus_required() -> usize {
     std::env::var("WARPKIT_REQUIRE_GPUS")
@@ -329,6 +329,63 @@ fn sharded_reduce_and_scan_every_type_and_operator() {
         every_op::<f64>(&mut gpus, &mut single, &mut rng);
         every_op::<f16>(&mut gpus, &mut single, &mut rng);
         every_op::<bf16>(&mut gpus, &mut single, &mut rng);
+    }
+}
+
+/// Arg-min and arg-max over the shards against one GPU's over the whole input: the same
+/// value bits and the same index (ties repeated across shards: the lowest index wins).
+fn every_arg<T: TestElement + ArgElement>(
+    gpus: &mut MultiGpu,
+    single: &mut Queue,
+    rng: &mut StdRng,
+    extra: &[T],
+) where
+    T::Accum: Model + Element,
+{
+    let world = gpus.world_size();
+    let bits = |r: Option<(T, usize)>| r.map(|(v, i)| (bytemuck::bytes_of(&v).to_vec(), i));
+    for n in [0usize, 1, 33, 100_003, (1 << 20) + 7] {
+        let any: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
+        let repeated: Vec<T> = (0..n).map(|i| any[i % 7]).collect();
+        let same: Vec<T> = extra.iter().copied().cycle().take(n).collect();
+        let k = if n == 0 { 0 } else { rng.random_range(0..=n) };
+        let mut cuts = vec![MultiGpu::shard_lengths(n, world)];
+        if world == 2 {
+            cuts.extend([vec![n, 0], vec![0, n], vec![k, n - k]]);
+        }
+        for data in [&any, &repeated, &same] {
+            let input = single.stream().clone_htod(data).unwrap();
+            for lengths in &cuts {
+                let input_shards = shards(gpus, data, lengths);
+                let want = bits(single.arg_reduce(&input, ArgMin).unwrap());
+                let got = bits(gpus.arg_reduce(&input_shards, ArgMin).unwrap());
+                assert_eq!(got, want, "{} arg-min, n {n}, shards {lengths:?}", T::NAME);
+                let want = bits(single.arg_reduce(&input, ArgMax).unwrap());
+                let got = bits(gpus.arg_reduce(&input_shards, ArgMax).unwrap());
+                assert_eq!(got, want, "{} arg-max, n {n}, shards {lengths:?}", T::NAME);
+            }
+        }
+    }
+    println!("{} ranks: {}: arg-min and arg-max checked", world, T::NAME);
+}
+
+#[test]
+fn sharded_arg_reduce_every_type() {
+    let s: u64 = rand::random();
+    eprintln!("seed {s}");
+    let mut rng = StdRng::seed_from_u64(s);
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for ordinals in configurations() {
+        let mut gpus = MultiGpu::new(&ordinals).unwrap();
+        let wk = Warpkit::new(0).unwrap();
+        let stream = wk.new_stream().unwrap();
+        let mut single = Queue::new(&wk, &stream).unwrap();
+        every_arg::<u32>(&mut gpus, &mut single, &mut rng, &[5]);
+        every_arg::<i32>(&mut gpus, &mut single, &mut rng, &[-5, 5]);
+        every_arg::<u64>(&mut gpus, &mut single, &mut rng, &[u64::MAX]);
+        every_arg::<i64>(&mut gpus, &mut single, &mut rng, &[i64::MIN]);
+        every_arg::<f32>(&mut gpus, &mut single, &mut rng, &[f32::NAN]);
+        every_arg::<f64>(&mut gpus, &mut single, &mut rng, &[f64::NAN, -0.0, 0.0]);
     }
 }
 

@@ -17,6 +17,10 @@
 //!   (`params::Scan::carry`: the carry is combined into each thread's prefix inside the scan
 //!   kernel, so there is no second pass over the output). Traffic per GPU: one read for the
 //!   total plus the scan's read and write.
+//! - **arg-min/arg-max** ([`MultiGpu::arg_reduce`]): each GPU arg-reduces its shard, one
+//!   record per rank (shard length, winner's index and value) is all-gathered, and every
+//!   process folds the records in rank order on the host with the library's rules: the
+//!   single-GPU result over the concatenated shards, bit for bit.
 //!
 //! Results, for integers and for every min/max (floats included): bit for bit those of the
 //! single-GPU kernels over the whole input (the operators are associative and commutative on
@@ -51,6 +55,7 @@
 //! Python `site-packages`. `NCCL_NVLS_ENABLE=0` is set before NCCL starts unless the
 //! environment already has it (warpkit never creates multicast objects).
 
+mod arg;
 pub mod nccl;
 
 use crate::context::{Warpkit, open_device};
