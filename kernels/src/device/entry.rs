@@ -55,9 +55,17 @@ macro_rules! __scan_kernel {
             #[$crate::kernel(
                 name = $name,
                 max_threads =
-                    $crate::device::tuning::scan_launch_bounds(core::mem::size_of::<$acc>()).0,
+                    $crate::device::tuning::scan_launch_bounds(
+                        core::mem::size_of::<$acc>(),
+                        $crate::device::tuning::SM90,
+                    )
+                    .0,
                 min_blocks_per_sm =
-                    $crate::device::tuning::scan_launch_bounds(core::mem::size_of::<$acc>()).1,
+                    $crate::device::tuning::scan_launch_bounds(
+                        core::mem::size_of::<$acc>(),
+                        $crate::device::tuning::SM90,
+                    )
+                    .1,
             )]
             unsafe fn kernel(p: $crate::abi::params::Scan) {
                 let shared = $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$acc,

@@ -29,12 +29,18 @@ pub const fn scan_stripes(item_bytes: usize) -> usize {
 /// it takes 78 with no spills, as the 8-byte integer scans. Four blocks would spill (64
 /// registers). For 4-byte items any bound costs: `.maxntid 256` alone moves the u32 sum scan
 /// from 64 registers (4 blocks) to 66 (3 blocks).
-pub const fn scan_launch_bounds(accumulator_bytes: usize) -> (u32, u32) {
+/// On sm_70 and sm_80 ptxas fits 3 such blocks only by spilling (80 registers), so there the
+/// scans stay unbounded: `sm90` is whether the kernel is compiled for sm_90 or newer
+/// ([`SM90`] in the kernels).
+pub const fn scan_launch_bounds(accumulator_bytes: usize, sm90: bool) -> (u32, u32) {
     match accumulator_bytes {
-        8 => (SCAN_THREADS, 3),
+        8 if sm90 => (SCAN_THREADS, 3),
         _ => (0, 0),
     }
 }
+
+/// Whether this crate is compiled for sm_90 or newer (`-C target-cpu`; false on the host).
+pub const SM90: bool = cfg!(target_feature = "sm_90");
 /// Threads per block of the row kernels (one warp per row).
 pub const ROWS_THREADS: u32 = 256;
 /// Items each lane of a row scan handles per step.
