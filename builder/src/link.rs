@@ -269,14 +269,14 @@ fn apply_launch_bounds(ptx: &str) -> Result<String, BuildError> {
                 "launch bounds for `{name}`, which is no kernel of this module"
             ))
         })?;
+        if max == 0 {
+            continue; // `max_threads = 0`: no bound
+        }
         let close = at
             + out[at..]
                 .find(')')
                 .expect("a PTX entry's parameter list is closed")
             + 1;
-        if max == 0 {
-            continue; // `max_threads = 0`: no bound
-        }
         let mut directives = format!("\n.maxntid {max}, 1, 1");
         if min > 0 {
             directives += &format!("\n.minnctapersm {min}");

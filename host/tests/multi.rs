@@ -1,6 +1,7 @@
 //! Sharded reduce, scan and arg-reduce over several GPUs (feature `nccl`) against warpkit's
-//! single-GPU kernels over the whole input: arg-min/arg-max bit for bit with the same index, integers and every min/max bit for bit, float sums within a
-//! bound of an `f64` (compensated) sum. Random data (NaN, ±inf, ±0 among the floats for
+//! single-GPU kernels over the whole input: arg-min/arg-max bit for bit with the same index,
+//! integers and every min/max bit for bit, float sums within a bound of an `f64`
+//! (compensated) sum. Random data (NaN, ±inf, ±0 among the floats for
 //! min/max), even, uneven and empty shards, poisoned outputs with every element checked, the
 //! result on every GPU compared, each case run twice and compared bit for bit.
 //!
@@ -310,8 +311,9 @@ where
     println!("{} ranks: {}: reduce and scans checked", world, T::NAME);
 }
 
-#[test]
-fn sharded_reduce_and_scan_every_type_and_operator() {
+/// Runs `each` on every configuration with a fresh seed (printed), the communicators and a
+/// queue on GPU 0 for the single-GPU results.
+fn with_each_configuration(mut each: impl FnMut(&mut MultiGpu, &mut Queue, &mut StdRng)) {
     let s: u64 = rand::random();
     eprintln!("seed {s}");
     let mut rng = StdRng::seed_from_u64(s);
@@ -321,15 +323,22 @@ fn sharded_reduce_and_scan_every_type_and_operator() {
         let wk = Warpkit::new(0).unwrap();
         let stream = wk.new_stream().unwrap();
         let mut single = Queue::new(&wk, &stream).unwrap();
-        every_op::<u32>(&mut gpus, &mut single, &mut rng);
-        every_op::<i32>(&mut gpus, &mut single, &mut rng);
-        every_op::<u64>(&mut gpus, &mut single, &mut rng);
-        every_op::<i64>(&mut gpus, &mut single, &mut rng);
-        every_op::<f32>(&mut gpus, &mut single, &mut rng);
-        every_op::<f64>(&mut gpus, &mut single, &mut rng);
-        every_op::<f16>(&mut gpus, &mut single, &mut rng);
-        every_op::<bf16>(&mut gpus, &mut single, &mut rng);
+        each(&mut gpus, &mut single, &mut rng);
     }
+}
+
+#[test]
+fn sharded_reduce_and_scan_every_type_and_operator() {
+    with_each_configuration(|gpus, single, rng| {
+        every_op::<u32>(gpus, single, rng);
+        every_op::<i32>(gpus, single, rng);
+        every_op::<u64>(gpus, single, rng);
+        every_op::<i64>(gpus, single, rng);
+        every_op::<f32>(gpus, single, rng);
+        every_op::<f64>(gpus, single, rng);
+        every_op::<f16>(gpus, single, rng);
+        every_op::<bf16>(gpus, single, rng);
+    });
 }
 
 /// Arg-min and arg-max over the shards against one GPU's over the whole input: the same
@@ -371,22 +380,14 @@ fn every_arg<T: TestElement + ArgElement>(
 
 #[test]
 fn sharded_arg_reduce_every_type() {
-    let s: u64 = rand::random();
-    eprintln!("seed {s}");
-    let mut rng = StdRng::seed_from_u64(s);
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    for ordinals in configurations() {
-        let mut gpus = MultiGpu::new(&ordinals).unwrap();
-        let wk = Warpkit::new(0).unwrap();
-        let stream = wk.new_stream().unwrap();
-        let mut single = Queue::new(&wk, &stream).unwrap();
-        every_arg::<u32>(&mut gpus, &mut single, &mut rng, &[5]);
-        every_arg::<i32>(&mut gpus, &mut single, &mut rng, &[-5, 5]);
-        every_arg::<u64>(&mut gpus, &mut single, &mut rng, &[u64::MAX]);
-        every_arg::<i64>(&mut gpus, &mut single, &mut rng, &[i64::MIN]);
-        every_arg::<f32>(&mut gpus, &mut single, &mut rng, &[f32::NAN]);
-        every_arg::<f64>(&mut gpus, &mut single, &mut rng, &[f64::NAN, -0.0, 0.0]);
-    }
+    with_each_configuration(|gpus, single, rng| {
+        every_arg::<u32>(gpus, single, rng, &[5]);
+        every_arg::<i32>(gpus, single, rng, &[-5, 5]);
+        every_arg::<u64>(gpus, single, rng, &[u64::MAX]);
+        every_arg::<i64>(gpus, single, rng, &[i64::MIN]);
+        every_arg::<f32>(gpus, single, rng, &[f32::NAN]);
+        every_arg::<f64>(gpus, single, rng, &[f64::NAN, -0.0, 0.0]);
+    });
 }
 
 #[test]

@@ -83,12 +83,7 @@ impl MultiGpu {
         self.check_contexts("multi arg_reduce", inputs)?;
         let (mut sends, mut recvs) = (Vec::new(), Vec::new());
         for (rank, input) in self.ranks.iter_mut().zip(inputs) {
-            let found = if input.len() == 0 {
-                None
-            } else {
-                rank.queue.arg_reduce(input, op)?
-            };
-            let record = Record::new(input.len(), found);
+            let record = Record::new(input.len(), rank.queue.arg_reduce(input, op)?);
             let stream = rank.queue.stream();
             sends.push(
                 stream
