@@ -186,8 +186,9 @@ mod tests {
         assert_eq!(layout::status_words_per_slot(12), 3);
         assert_eq!(layout::scan_status_words(1024, 8), 2 * (1024 + 66));
         assert_eq!(layout::scan_tile_items(4), 8192);
-        assert_eq!(layout::scan_tile_items(8), 3072);
-        assert_eq!(layout::scan_tile_items(12), 2048);
+        assert_eq!(layout::scan_tile_items(8), 4096);
+        assert_eq!(layout::scan_tile_items(2), 16384);
+        assert_eq!(layout::scan_tile_items(12), 2560);
         assert_eq!(layout::reduce_tile_items(1 << 20, 4), 4096);
         assert_eq!(layout::reduce_tiles(1 << 28, 4), layout::REDUCE_MAX_TILES);
     }

@@ -23,6 +23,18 @@ pub mod tuning;
 #[repr(C, align(16))]
 pub struct Vector<T, const N: usize>(pub [T; N]);
 
+/// Calls `f(0)`, `f(1)`, …, `f(N - 1)` as straight-line code, whatever LLVM's unrolling
+/// thresholds: arrays indexed by `i` stay in registers (`N` is at most 16).
+#[inline(always)]
+#[cfg_attr(warpkit_target_below_sm70, allow(dead_code))]
+fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
+    const { assert!(N <= 16) };
+    macro_rules! steps {
+        ($($i:literal)*) => { $(if $i < N { f($i) })* };
+    }
+    steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+}
+
 #[cfg(not(warpkit_target_below_sm70))]
 mod entry;
 #[cfg(not(warpkit_target_below_sm70))]

@@ -26,14 +26,22 @@
 //! prefix (`c ⊕ prefix`), so a scan can continue one that ended elsewhere (another GPU's
 //! shard) without a second pass over the output.
 //!
+//! **Where the tile lives.** A block copies its tile into shared memory (`cp.async` on sm_80
+//! and newer: the loads hold no registers) and reads it twice: once to scan the stripes for
+//! the tile's aggregate, once to scan them again with the tile's prefix and store them. No
+//! item and no per-stripe prefix stays in a register through the look-back, so a scan thread
+//! needs 48 registers (4-byte accumulators) or 64 (8-byte), and an SM keeps 5 or 4 tiles of
+//! 32 KiB in flight ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). The second
+//! pass repeats the first one's arithmetic, so both see the same bits.
+//!
 //! The kernel keeps its own epoch in the control block ([`ScanControl`]): the last tile
 //! advances it once its prefix is known (by then every tile has read it), so a launch captured
 //! in a CUDA graph is correct on every replay and needs no initialisation launch.
 
-use super::Vector;
 use super::sync::{Backoff, warp_poll};
 use super::tile_status::{Slot, TileStatus};
 use super::tuning::{SCAN_THREADS, vectorizes};
+use super::{Vector, unrolled};
 use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
 use crate::abi::params;
 use crate::block;
@@ -46,15 +54,20 @@ use crate::warp::Warp;
 use bytemuck::Pod;
 use core::mem::size_of;
 
+/// Warps per scan block.
+const WARPS: usize = SCAN_THREADS as usize / 32;
+
 /// The block's shared memory.
-#[repr(C)]
-pub struct ScanShared<A, const STRIPES: usize, const VEC: usize> {
+#[repr(C, align(16))]
+pub struct ScanShared<T, A, const STRIPES: usize, const VEC: usize> {
+    /// The tile's items in input order (warp, stripe, lane, item): loaded once, read when the
+    /// stripes are scanned and again when they are stored, so no item stays in a register
+    /// through the look-back: few registers per thread, and the tile in flight per block is
+    /// bounded by shared memory instead.
+    tile: [[[[T; VEC]; 32]; STRIPES]; WARPS],
     warp_totals: TempStorage<A>,
     prefix: A,
     epoch: u32,
-    /// Warp 0's items while it looks back, so the look-back's registers come on top of
-    /// nothing: fewer registers per thread, more tiles per multiprocessor.
-    parked: [[[A; VEC]; STRIPES]; 32],
 }
 
 /// Warp 0 of tile `tile > 0`: the tile's exclusive prefix (see the [module docs](self)).
@@ -157,8 +170,9 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 ///
 /// Each warp scans `32 * STRIPES * VEC` consecutive items as `STRIPES` stripes: in a stripe,
 /// lane `l` holds items `l * VEC .. (l + 1) * VEC`, so every load and store instruction of
-/// the warp covers 512 contiguous bytes. The stripes' warp scans are independent; a carry
-/// chains them.
+/// the warp covers 512 contiguous bytes. The tile is staged in shared memory in the same
+/// order (with `cp.async` from sm_80, registers on sm_70), and each thread reads back only
+/// what it copied. The stripes' warp scans are independent; a carry chains them.
 ///
 /// # Safety
 /// Launched with [`SCAN_THREADS`] threads per block and one block per tile of
@@ -171,63 +185,92 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
     op: Op,
     load: impl Fn(T) -> A,
     store: impl Fn(A) -> T,
-    shared: *mut ScanShared<A, STRIPES, VEC>,
+    shared: *mut ScanShared<T, A, STRIPES, VEC>,
 ) {
     const {
         assert!(VEC == super::tuning::vector_items(size_of::<T>()));
         assert!(STRIPES == super::tuning::scan_stripes(size_of::<T>()));
+        assert!(
+            size_of::<ScanShared<T, A, STRIPES, VEC>>() <= super::tuning::SCAN_MAX_SHARED_BYTES,
+            "the device scan stages a tile of 256 items in shared memory: items of this size do not fit"
+        );
     };
     let (input, output, len) = (p.input as *const T, p.output as *mut T, p.len as usize);
     let control = p.control as *mut ScanControl;
     let tid = thread::thread_idx_x();
     let lane = lane_id() as usize;
     let warp = Warp::full();
-    // SAFETY: the caller's conditions; scalar accesses are checked against `len`.
+    // SAFETY: the caller's conditions; scalar accesses are checked against `len`, and each
+    // thread reads back only the tile slots it staged itself.
     unsafe {
         let tile = thread::block_idx_x();
         let tile_items = SCAN_THREADS as usize * STRIPES * VEC;
-        let warp_start = tile as usize * tile_items + (tid / 32) as usize * 32 * STRIPES * VEC;
+        let warp_id = (tid / 32) as usize;
+        let warp_start = tile as usize * tile_items + warp_id * 32 * STRIPES * VEC;
         let first = |s: usize| warp_start + s * 32 * VEC + lane * VEC;
+        let slots = (&raw mut (*shared).tile).cast::<[T; VEC]>();
+        let slot = |s: usize| slots.add((warp_id * STRIPES + s) * 32 + lane);
         let vectorized = vectorizes(size_of::<T>())
             && (tile as usize + 1) * tile_items <= len
             && (input as usize | output as usize).is_multiple_of(16);
-        let mut items = [[op.identity(); VEC]; STRIPES];
-        for s in 0..STRIPES {
-            if vectorized {
-                let Vector(x) = *(input.add(first(s)) as *const Vector<T, VEC>);
-                for e in 0..VEC {
-                    items[s][e] = load(x[e]);
-                }
-            } else {
-                for e in 0..VEC {
-                    if first(s) + e < len {
-                        items[s][e] = load(*input.add(first(s) + e));
-                    }
-                }
+        let tile_start = tile as usize * tile_items;
+        let tile_len = len.min(tile_start + tile_items) - tile_start;
+        let staged_items = (&raw mut (*shared).tile).cast::<T>();
+        if vectorized {
+            stage_vectors::<T, STRIPES, VEC>(|s| input.add(first(s)), slot);
+        } else {
+            // A partial or unaligned tile, or items that do not vectorize: item by item, the
+            // block's threads side by side (a short loop: few registers for the rare path).
+            // Slots past the end hold the identity (stored as an item and loaded back, which
+            // every instantiation round-trips exactly), so the scan needs no bounds checks.
+            let past_end = store(op.identity());
+            let mut i = tid as usize;
+            while i < tile_items {
+                *staged_items.add(i) = if i < tile_len {
+                    *input.add(tile_start + i)
+                } else {
+                    past_end
+                };
+                i += SCAN_THREADS as usize;
             }
+            thread::sync_threads();
         }
-        // Each stripe: the lane's total, the warp's exclusive scan of those totals, and what
-        // the warp's earlier stripes add up to (`running`): `lane_prefix[s]` is everything of
-        // the warp before the lane's items of stripe `s`.
-        let mut lane_prefix = [op.identity(); STRIPES];
-        let mut running = op.identity();
-        for s in 0..STRIPES {
-            let mut total = items[s][0];
+        // The lane's items of stripe `s`, from the staged tile.
+        let items = |s: usize| -> [A; VEC] {
+            let staged: [T; VEC] = if const { vectorizes(size_of::<T>()) } {
+                read_vector(slot(s))
+            } else {
+                *slot(s)
+            };
+            staged.map(&load)
+        };
+        // Stripe `s` of the lane, given what the warp's earlier stripes add up to (`running`,
+        // unused for stripe 0): its items, everything of the warp before the lane's items of
+        // the stripe (the lane's total's exclusive warp scan after `running`), and the new
+        // `running`. The store pass calls it again rather than keep every stripe's prefix in
+        // registers through the look-back: the same arithmetic, so the same bits.
+        let scan_stripe = |s: usize, running: A| -> ([A; VEC], A, A) {
+            let x = items(s);
+            let mut total = x[0];
             for e in 1..VEC {
-                total = op.combine(total, items[s][e]);
+                total = op.combine(total, x[e]);
             }
             let inclusive = warp.inclusive_scan(total, op);
             let shifted = warp.shfl_up(inclusive, 1);
             let before = if lane == 0 { op.identity() } else { shifted };
             let stripe_total = warp.shfl(inclusive, 31);
             if s == 0 {
-                lane_prefix[s] = before;
-                running = stripe_total;
+                (x, before, stripe_total)
             } else {
-                lane_prefix[s] = op.combine(running, before);
-                running = op.combine(running, stripe_total);
+                (
+                    x,
+                    op.combine(running, before),
+                    op.combine(running, stripe_total),
+                )
             }
-        }
+        };
+        let mut running = op.identity();
+        unrolled::<STRIPES>(|s| running = scan_stripe(s, running).2);
         let warp_total = running;
         // The epoch is read here, its latency hidden behind the loads; the block's barriers
         // below make it visible to warp 0.
@@ -253,10 +296,7 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
                 status.publish(Slot::Tile(tile), tile_total);
             }
             if tid < 32 {
-                let parked = &raw mut (*shared).parked[lane % 32];
-                *parked = items;
                 let before_tile = tile_prefix(tile, tile_total, status, op);
-                items = *parked;
                 if tid == 0 {
                     (*shared).prefix = before_tile;
                     if last {
@@ -281,23 +321,87 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
             // The carry-in comes first: one combine per thread, the same for every tile.
             base = op.combine(*(p.carry as *const A), base);
         }
-        for s in 0..STRIPES {
-            let mut run = op.combine(base, lane_prefix[s]);
+        // The lane's outputs of stripe `s`, and the new `running`.
+        let outputs = |s: usize, running: A| -> ([T; VEC], A) {
+            let (x, lane_prefix, running) = scan_stripe(s, running);
+            let mut run = op.combine(base, lane_prefix);
             let mut out = [T::zeroed(); VEC];
             for e in 0..VEC {
-                let inclusive = op.combine(run, items[s][e]);
+                let inclusive = op.combine(run, x[e]);
                 out[e] = store(if p.exclusive != 0 { run } else { inclusive });
                 run = inclusive;
             }
-            if vectorized {
+            (out, running)
+        };
+        let mut running = op.identity();
+        if vectorized {
+            unrolled::<STRIPES>(|s| {
+                let (out, next) = outputs(s, running);
                 *(output.add(first(s)) as *mut Vector<T, VEC>) = Vector(out);
-            } else {
-                for e in 0..VEC {
-                    if first(s) + e < len {
-                        *output.add(first(s) + e) = out[e];
-                    }
-                }
+                running = next;
+            });
+        } else {
+            unrolled::<STRIPES>(|s| {
+                let (out, next) = outputs(s, running);
+                *slot(s) = out;
+                running = next;
+            });
+            thread::sync_threads();
+            let mut i = tid as usize;
+            while i < tile_len {
+                *output.add(tile_start + i) = *staged_items.add(i);
+                i += SCAN_THREADS as usize;
             }
         }
     }
+}
+
+/// Copies one 16-byte vector per stripe from `src(s)` to the shared slot `dst(s)`: with
+/// `cp.async` where the target has it (no registers; the loads of every stripe in flight at
+/// once), else through registers, every load issued before the first store. Returns once the
+/// thread may read its slots.
+///
+/// # Safety
+/// `src(s)` are 16-byte-aligned global pointers to 16 readable bytes, `dst(s)` 16-byte-aligned
+/// shared slots of 16 bytes that nothing else touches meanwhile.
+#[inline(always)]
+unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
+    src: impl Fn(usize) -> *const T,
+    dst: impl Fn(usize) -> *mut [T; VEC],
+) {
+    // SAFETY: the caller's conditions.
+    unsafe {
+        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+        {
+            use crate::instr::memory::{
+                cp_async_cg_shared_global_16, cp_async_wait_all, cvta_to_global_u64,
+                cvta_to_shared_u64,
+            };
+            for s in 0..STRIPES {
+                cp_async_cg_shared_global_16(
+                    cvta_to_shared_u64(dst(s) as u64),
+                    cvta_to_global_u64(src(s) as u64),
+                );
+            }
+            cp_async_wait_all();
+        }
+        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+        {
+            let mut staged = [Vector([T::zeroed(); VEC]); STRIPES];
+            unrolled::<STRIPES>(|s| staged[s] = *(src(s) as *const Vector<T, VEC>));
+            unrolled::<STRIPES>(|s| *(dst(s) as *mut Vector<T, VEC>) = staged[s]);
+        }
+    }
+}
+
+/// The 16 bytes at the shared slot `slot` in one `ld.shared.v4`.
+///
+/// # Safety
+/// `slot` is a 16-byte-aligned pointer into shared memory; `[T; VEC]` is 16 bytes
+/// ([`vectorizes`]).
+#[inline(always)]
+unsafe fn read_vector<T: Pod, const VEC: usize>(slot: *mut [T; VEC]) -> [T; VEC] {
+    use crate::instr::memory::{cvta_to_shared_u64, ld_shared_v4_u32};
+    // SAFETY: the caller's conditions; 16 bytes of words are a valid `[T; VEC]` of Pod items.
+    unsafe { core::mem::transmute_copy(&ld_shared_v4_u32(cvta_to_shared_u64(slot as u64))) }
 }

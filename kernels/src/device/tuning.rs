@@ -10,31 +10,33 @@ pub const REDUCE_BLOCKS_PER_SM: u32 = 4;
 pub const REDUCE_UNROLL: usize = 4;
 /// Threads per block of the device scan.
 pub const SCAN_THREADS: u32 = 256;
-/// Stripes of one vector per thread in a scan tile (see [`super::scan`]): about 32 items
-/// per thread for items of up to 4 bytes (more bytes in flight per tile hide the look-back's
-/// latency), 12 for 8-byte items, 8 for others; more leave the float min/max scans' item
-/// arrays in local memory.
+/// Stripes of one vector per thread in a scan tile (see [`super::scan`]): 32 KiB tiles,
+/// staged in shared memory (8 stripes of 16-byte vectors; for items that do not vectorize,
+/// as many single items as fit in 32 KiB, at least one).
 pub const fn scan_stripes(item_bytes: usize) -> usize {
-    match item_bytes {
-        ..=2 => 4,
-        3..=4 => 8,
-        5..=8 => 6,
-        _ => 8,
-    }
+    let stripe_bytes = SCAN_THREADS as usize * vector_items(item_bytes) * item_bytes;
+    let stripes = SCAN_TILE_BYTES / stripe_bytes;
+    if stripes == 0 { 1 } else { stripes }
 }
+/// Bytes of one scan tile (for items that vectorize, and at most for others).
+pub const SCAN_TILE_BYTES: usize = 32 * 1024;
+/// The static shared memory a kernel may declare (CUDA's 48 KiB): the scan's tile and
+/// block storage must fit, which bounds scan items to about 190 bytes.
+pub const SCAN_MAX_SHARED_BYTES: usize = 48 * 1024;
 /// The scan's launch bounds by accumulator size: (`.maxntid`, `.minnctapersm`), `(0, 0)` for
-/// none. A tile is loaded, scanned, looked back and stored by one block, so the bytes an SM
-/// has in flight are (resident blocks) × (tile bytes). Measured with ptxas for sm_90: left
-/// alone, the f64 sum scan takes 83 registers (2 blocks of 256 threads); bounded to 3 blocks
-/// it takes 78 with no spills, as the 8-byte integer scans. Four blocks would spill (64
-/// registers). For 4-byte items any bound costs: `.maxntid 256` alone moves the u32 sum scan
-/// from 64 registers (4 blocks) to 66 (3 blocks).
-/// On sm_70 and sm_80 ptxas fits 3 such blocks only by spilling (80 registers), so there the
-/// scans stay unbounded: `sm90` is whether the kernel is compiled for sm_90 or newer
-/// ([`SM90`] in the kernels).
+/// none. A block loads its tile into shared memory, scans it, looks back and stores it, so
+/// the bytes an SM has in flight are (resident blocks) × (tile bytes): 5 blocks of 32 KiB
+/// (165 KiB of the 228 KiB of shared memory) for 4-byte accumulators, which needs at most 48
+/// registers per thread, 4 for 8-byte ones (64 registers). Measured with ptxas for sm_90:
+/// without bounds the scans take 47–48 and 64–66 registers; with them, none spills. Six
+/// blocks of 4-byte scans (40 registers) spill 20–150 bytes.
+/// On sm_70 and sm_80 the same bounds spill (no `cp.async` on sm_70: the tile passes through
+/// registers), so there the scans stay unbounded: `sm90` is whether the kernel is compiled
+/// for sm_90 or newer ([`SM90`] in the kernels).
 pub const fn scan_launch_bounds(accumulator_bytes: usize, sm90: bool) -> (u32, u32) {
     match accumulator_bytes {
-        8 if sm90 => (SCAN_THREADS, 3),
+        8 if sm90 => (SCAN_THREADS, 4),
+        4 if sm90 => (SCAN_THREADS, 5),
         _ => (0, 0),
     }
 }

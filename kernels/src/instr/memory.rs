@@ -1,5 +1,6 @@
 //! Memory-order instructions: relaxed loads and stores at GPU scope, a timed
-//! pause, and the shared-to-generic address conversion.
+//! pause, the address conversions between generic and state-space addresses, the
+//! asynchronous global-to-shared copy, and a vector load from shared memory.
 //!
 //! Blocks of a grid communicate through global memory (the device scan's tile status, the
 //! device reduce's ticket counter). A plain `ld` may be served by the SM's L1, which is not
@@ -105,5 +106,99 @@ pub fn cvta_shared_u64(a: u64) -> u64 {
                 options(pure, nomem, nostack, preserves_flags));
         }
         d
+    }
+}
+
+/// Defines a generic-to-state-space address conversion.
+macro_rules! cvta_to {
+    ($name:ident, $space:literal, $alias:literal) => {
+        #[doc = concat!("`cvta.to.", $space, ".u64 d, a`: the `.", $space, "` state-space address of the generic")]
+        #[doc = concat!("address `a`, which must point into ", $space, " memory (else the result is undefined,")]
+        /// which is why the instructions taking it are `unsafe`).
+        ///
+        /// PTX ISA: [`cvta`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cvta).
+        /// PTX 2.0 (`.u64`: 64-bit addressing), every target.
+        #[doc(alias = $alias)]
+        #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+        #[inline(always)]
+        pub fn $name(a: u64) -> u64 {
+            crate::device_only! {
+                let d: u64;
+                // SAFETY: an address conversion reads and writes no memory.
+                unsafe {
+                    core::arch::asm!(concat!("cvta.to.", $space, ".u64 {d}, {a};"), d = out(reg64) d,
+                        a = in(reg64) a, options(pure, nomem, nostack, preserves_flags));
+                }
+                d
+            }
+        }
+    };
+}
+
+cvta_to!(cvta_to_shared_u64, "shared", "__cvta_generic_to_shared");
+cvta_to!(cvta_to_global_u64, "global", "__cvta_generic_to_global");
+
+/// `ld.shared.v4.u32 {d0, d1, d2, d3}, [a]`: loads 16 bytes from shared memory in one
+/// instruction (a warp's 32 consecutive 16-byte loads take four conflict-free wavefronts).
+///
+/// PTX ISA: [`ld`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-ld).
+/// PTX 2.0, every target.
+///
+/// # Safety
+/// `a` is a 16-byte-aligned `.shared` address ([`cvta_to_shared_u64`]) of 16 readable bytes.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn ld_shared_v4_u32(a: u64) -> [u32; 4] {
+    crate::device_only! {
+        let (d0, d1, d2, d3): (u32, u32, u32, u32);
+        // SAFETY: the caller passes an aligned shared address.
+        unsafe {
+            core::arch::asm!("ld.shared.v4.u32 {{{d0}, {d1}, {d2}, {d3}}}, [{a}];",
+                d0 = out(reg32) d0, d1 = out(reg32) d1, d2 = out(reg32) d2, d3 = out(reg32) d3,
+                a = in(reg64) a, options(nostack, readonly, preserves_flags));
+        }
+        [d0, d1, d2, d3]
+    }
+}
+
+/// `cp.async.cg.shared.global [dst], [src], 16`: starts copying 16 bytes from global memory
+/// to shared memory without going through registers, cached in L2 only; the copy completes
+/// at the thread's next [`cp_async_wait_all`] (or a `cp.async.wait_group` covering it), and
+/// only then may the thread read `dst`. Other threads see it after a barrier that follows the
+/// wait.
+///
+/// PTX ISA: [`cp.async`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cp-async).
+/// PTX 7.0, sm_80+.
+///
+/// # Safety
+/// `dst` is a 16-byte-aligned `.shared` address ([`cvta_to_shared_u64`]) and `src` a
+/// 16-byte-aligned `.global` address ([`cvta_to_global_u64`]) of 16 readable bytes; nothing
+/// reads or writes `dst` until the copy has completed.
+#[doc(alias = "__pipeline_memcpy_async")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn cp_async_cg_shared_global_16(dst: u64, src: u64) {
+    crate::device_only! {
+        // SAFETY: the caller passes aligned shared and global addresses.
+        unsafe {
+            core::arch::asm!("cp.async.cg.shared.global [{dst}], [{src}], 16;", dst = in(reg64) dst,
+                src = in(reg64) src, options(nostack, preserves_flags));
+        }
+    }
+}
+
+/// `cp.async.wait_all`: waits until every `cp.async` this thread started has completed (and
+/// commits them first); the thread may then read what they wrote.
+///
+/// PTX ISA: [`cp.async.wait_all`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cp-async-wait-group).
+/// PTX 7.0, sm_80+.
+#[doc(alias = "__pipeline_wait_prior")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+pub fn cp_async_wait_all() {
+    crate::device_only! {
+        // SAFETY: waiting for the thread's own copies has no precondition.
+        unsafe { core::arch::asm!("cp.async.wait_all;", options(nostack, preserves_flags)) };
     }
 }

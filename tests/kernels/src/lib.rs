@@ -10,7 +10,7 @@
 //!
 //! `warpkit-tests` (`tests/`) builds this crate into PTX with `warpkit-builder` and embeds it.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
 pub mod shims;
 

@@ -167,6 +167,32 @@ mod families {
             warpkit_instr_st_relaxed_gpu_u64 => "st.relaxed.gpu.u64" * 1, since sm_70: |a, b, _c, p| { unsafe { st_relaxed_gpu_u64(p.cast(), (a as u64) << 32 | b as u64) }; a };
             warpkit_instr_nanosleep => "nanosleep.u32" * 1, since sm_70: |a, _b, _c| { nanosleep(a); a };
             warpkit_instr_cvta_shared_u64 => "cvta.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_shared_u64(a as u64) as u32;
+            warpkit_instr_cvta_to_shared_u64 => "cvta.to.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_to_shared_u64(a as u64) as u32;
+            warpkit_instr_cvta_to_global_u64 => "cvta.to.global.u64" * 1, since sm_70: |a, _b, _c| cvta_to_global_u64(a as u64) as u32;
+            warpkit_instr_ld_shared_v4_u32 => "ld.shared.v4.u32" * 1, since sm_70: |a, _b, _c| {
+                let words = warpkit::shared_array!(LD_SHARED_V4: [u32; 1024]) as *mut [u32; 4];
+                let mine = unsafe { words.add(warpkit::kernel::thread_idx_x() as usize % 256) };
+                unsafe { *mine = [a; 4] };
+                let words = unsafe { ld_shared_v4_u32(cvta_to_shared_u64(mine as u64)) };
+                words[a as usize % 4]
+            };
+        }
+    }
+
+    // SAFETY (the `unsafe` blocks below): each thread copies its own 16 `io` bytes into its
+    // own 16 bytes of shared memory and reads them only after the wait.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    shims! {
+        /// The asynchronous global-to-shared copy (sm_80+; absent below).
+        pub ASYNC_COPY {
+            warpkit_instr_cp_async_cg_shared_global_16 => "cp.async.cg.shared.global" * 1, since sm_80: |_a, _b, _c, p| {
+                let words = warpkit::shared_array!(CP_ASYNC: [u32; 1024]) as *mut [u32; 4];
+                let mine = unsafe { words.add(warpkit::kernel::thread_idx_x() as usize % 256) };
+                unsafe { cp_async_cg_shared_global_16(cvta_to_shared_u64(mine as u64), cvta_to_global_u64(p as u64)) };
+                cp_async_wait_all();
+                unsafe { (*mine)[0] }
+            };
+            warpkit_instr_cp_async_wait_all => "cp.async.wait_all" * 1, since sm_80: |a, _b, _c| { cp_async_wait_all(); a };
         }
     }
     // SAFETY (the `unsafe` blocks below): `p + 2` is the thread's own 8-byte-aligned words of
@@ -222,4 +248,5 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("barrier", BARRIER),
     ("memory", MEMORY),
     ("atomic", ATOMIC),
+    ("async copy", ASYNC_COPY),
 ];
