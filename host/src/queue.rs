@@ -96,7 +96,7 @@ struct ScanStorage {
 
 /// The scan's tiles (blocks) for `len` items of `item_bytes`, or why there would be too many.
 pub(crate) fn scan_tiles(len: usize, item_bytes: usize) -> Result<usize, Error> {
-    let tile = layout::scan_tile_items(item_bytes) as usize;
+    let tile = layout::scan_tile_items(len as u64, item_bytes) as usize;
     let tiles = len.div_ceil(tile);
     if tiles > i32::MAX as usize {
         return Err(Error::TooLarge {
@@ -300,6 +300,8 @@ impl Queue {
             capacity: storage.capacity as u32,
             exclusive: (kind == ScanKind::Exclusive) as u32,
             carry,
+            stripes: layout::scan_stripes(len as u64, item_bytes),
+            padding: 0,
         };
         // SAFETY: scan kernels take `params::Scan`; one block per tile; the status has room for
         // `capacity ≥ tiles` tiles of this item size and was zeroed when allocated; the

@@ -43,6 +43,10 @@ pub mod params {
         /// `y[i] = c ⊕ (x[0] ⊕ … ⊕ x[i])` (exclusive: `c ⊕ (x[0] ⊕ … ⊕ x[i-1])`, `c` at 0).
         /// The carry-in of a scan that continues another (the multi-GPU scan's shards).
         pub carry: u64,
+        /// Stripes per thread in this run's tiles: [`super::layout::scan_stripes`], from 1 to
+        /// the kernel's [`scan_stripes`](crate::device::tuning::scan_stripes).
+        pub stripes: u32,
+        pub padding: u32,
     }
 
     /// `rows_*` kernels: one reduction or scan per row.
@@ -121,13 +125,33 @@ pub mod layout {
         tile
     }
 
-    /// Items per tile (and per block) of the device scan:
-    /// [`scan_stripes`](tuning::scan_stripes) vectors per thread. The host launches `len.div_ceil(scan_tile_items(..))` blocks of
-    /// [`SCAN_THREADS`](tuning::SCAN_THREADS).
-    pub const fn scan_tile_items(item_bytes: usize) -> u64 {
-        (tuning::SCAN_THREADS as usize
-            * tuning::scan_stripes(item_bytes)
-            * tuning::vector_items(item_bytes)) as u64
+    /// Tiles the device scan aims for at least: below `SCAN_MIN_TILES × (largest tile)` items,
+    /// tiles shrink so that small inputs still spread over the multiprocessors. Measured on an
+    /// H200: at 2^20 items, 512 tiles (of 2048 u32 or 1024 u64) were slower than 128 or 205
+    /// tiles of the largest size (7.9 against 7.4 µs, 14.7 against 9.8 µs): every tile adds
+    /// a look-back; at 2^16, 64 tiles of one stripe beat 8 large ones.
+    pub const SCAN_MIN_TILES: u64 = 128;
+
+    /// Stripes per thread in the device scan's tiles over `len` items of `item_bytes`: the
+    /// kernel's [`scan_stripes`](tuning::scan_stripes), halved while the input would make fewer
+    /// than [`SCAN_MIN_TILES`] tiles (down to one). A function of the length alone, so a float
+    /// scan combines the same items in the same order on every device, grid and target.
+    pub const fn scan_stripes(len: u64, item_bytes: usize) -> u32 {
+        let stripe_items =
+            (tuning::SCAN_THREADS as usize * tuning::vector_items(item_bytes)) as u64;
+        let mut stripes = tuning::scan_stripes(item_bytes) as u64;
+        while stripes > 1 && len.div_ceil(stripe_items * stripes) < SCAN_MIN_TILES {
+            stripes /= 2;
+        }
+        stripes as u32
+    }
+
+    /// Items per tile (and per block) of the device scan over `len` items:
+    /// [`scan_stripes`] vectors per thread. The host launches
+    /// `len.div_ceil(scan_tile_items(..))` blocks of [`SCAN_THREADS`](tuning::SCAN_THREADS).
+    pub const fn scan_tile_items(len: u64, item_bytes: usize) -> u64 {
+        (tuning::SCAN_THREADS as usize * tuning::vector_items(item_bytes)) as u64
+            * scan_stripes(len, item_bytes) as u64
     }
 
     /// Tiles of the device reduce over `len` items.
@@ -178,17 +202,27 @@ mod tests {
     #[test]
     fn layouts_are_what_both_sides_assume() {
         assert_eq!(core::mem::size_of::<params::Reduce>(), 40);
-        assert_eq!(core::mem::size_of::<params::Scan>(), 56);
+        assert_eq!(core::mem::size_of::<params::Scan>(), 64);
         assert_eq!(core::mem::size_of::<params::Rows>(), 48);
         assert_eq!(core::mem::size_of::<layout::ScanControl>(), 16);
         assert_eq!(layout::status_words_per_slot(4), 1);
         assert_eq!(layout::status_words_per_slot(8), 2);
         assert_eq!(layout::status_words_per_slot(12), 3);
         assert_eq!(layout::scan_status_words(1024, 8), 2 * (1024 + 66));
-        assert_eq!(layout::scan_tile_items(4), 8192);
-        assert_eq!(layout::scan_tile_items(8), 4096);
-        assert_eq!(layout::scan_tile_items(2), 16384);
-        assert_eq!(layout::scan_tile_items(12), 2560);
+        let big = 1 << 30;
+        assert_eq!(layout::scan_tile_items(big, 4), 8192);
+        assert_eq!(layout::scan_tile_items(big, 8), 5120);
+        assert_eq!(layout::scan_tile_items(big, 2), 20480);
+        assert_eq!(layout::scan_tile_items(big, 12), 3328);
+        assert_eq!(layout::scan_tile_items(big, 3), 4096); // 16 stripes at most
+        // Smaller inputs: tiles halve until there are 128 of them, down to one stripe.
+        assert_eq!(layout::scan_tile_items(128 * 8192, 4), 8192);
+        assert_eq!(layout::scan_tile_items(127 * 8192, 4), 4096);
+        assert_eq!(layout::scan_tile_items(1 << 20, 8), 5120); // 205 tiles
+        assert_eq!(layout::scan_tile_items(1 << 18, 8), 1024); // 10 → 5 → 2 stripes
+        assert_eq!(layout::scan_tile_items(1 << 16, 4), 1024);
+        assert_eq!(layout::scan_tile_items(1, 4), 1024);
+        assert_eq!(layout::scan_stripes(1 << 18, 12), 6); // 13 → 6
         assert_eq!(layout::reduce_tile_items(1 << 20, 4), 4096);
         assert_eq!(layout::reduce_tiles(1 << 28, 4), layout::REDUCE_MAX_TILES);
     }

@@ -73,12 +73,13 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
             );
             continue;
         };
-        let accumulator = match ty {
-            "u64" | "i64" | "f64" => 8,
-            _ => 4, // 4-byte items, and f16/bf16 accumulated as f32
+        let (item, accumulator) = match ty {
+            "u64" | "i64" | "f64" => (8, 8),
+            "f16" | "bf16" => (2, 4), // accumulated as f32
+            _ => (4, 4),
         };
         let target = Target::parse(arch).expect("an embedded target");
-        let (max, min) = scan_launch_bounds(accumulator, target.compute >= 90);
+        let (max, min) = scan_launch_bounds(item, accumulator, target.compute >= 90);
         if max == 0 {
             assert!(!header.contains(".maxntid"), "{arch} {}: {header}", f.name);
             continue;

@@ -56,12 +56,14 @@ macro_rules! __scan_kernel {
                 name = $name,
                 max_threads =
                     $crate::device::tuning::scan_launch_bounds(
+                        core::mem::size_of::<$item>(),
                         core::mem::size_of::<$acc>(),
                         $crate::device::tuning::SM90,
                     )
                     .0,
                 min_blocks_per_sm =
                     $crate::device::tuning::scan_launch_bounds(
+                        core::mem::size_of::<$item>(),
                         core::mem::size_of::<$acc>(),
                         $crate::device::tuning::SM90,
                     )

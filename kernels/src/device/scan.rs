@@ -30,9 +30,12 @@
 //! and newer: the loads hold no registers) and reads it twice: once to scan the stripes for
 //! the tile's aggregate, once to scan them again with the tile's prefix and store them. No
 //! item and no per-stripe prefix stays in a register through the look-back, so a scan thread
-//! needs 48 registers (4-byte accumulators) or 64 (8-byte), and an SM keeps 5 or 4 tiles of
-//! 32 KiB in flight ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). The second
-//! pass repeats the first one's arithmetic, so both see the same bits.
+//! needs 40 registers (4-byte items) to 59 (8-byte), and an SM keeps 6 tiles of 32 KiB (4-byte
+//! items) or 4 of 40 KiB (8-byte) in flight
+//! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). The second pass repeats the
+//! first one's arithmetic, so both see the same bits. Inputs of fewer than 128 full tiles get
+//! tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes), a
+//! function of the length alone), so they still spread over the multiprocessors.
 //!
 //! The kernel keeps its own epoch in the control block ([`ScanControl`]): the last tile
 //! advances it once its prefix is known (by then every tile has read it), so a launch captured
@@ -168,7 +171,9 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 /// One tile of the device scan (see the [module docs](self)): items `T` are combined as `A`
 /// (`load`, then `store` for the output).
 ///
-/// Each warp scans `32 * STRIPES * VEC` consecutive items as `STRIPES` stripes: in a stripe,
+/// Each warp scans `32 * stripes * VEC` consecutive items as `stripes` stripes (`p.stripes`,
+/// at most `STRIPES`: smaller inputs get smaller tiles, see
+/// [`layout::scan_stripes`](crate::abi::layout::scan_stripes)): in a stripe,
 /// lane `l` holds items `l * VEC .. (l + 1) * VEC`, so every load and store instruction of
 /// the warp covers 512 contiguous bytes. The tile is staged in shared memory in the same
 /// order (with `cp.async` from sm_80, registers on sm_70), and each thread reads back only
@@ -176,7 +181,7 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 ///
 /// # Safety
 /// Launched with [`SCAN_THREADS`] threads per block and one block per tile of
-/// [`scan_tile_items`](crate::abi::layout::scan_tile_items) items; `p` as documented on
+/// [`scan_tile_items`](crate::abi::layout::scan_tile_items)`(len)` items; `p` as documented on
 /// [`params::Scan`]; `shared` is this block's shared memory.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // index loops unroll into registers
@@ -204,12 +209,14 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
     // thread reads back only the tile slots it staged itself.
     unsafe {
         let tile = thread::block_idx_x();
-        let tile_items = SCAN_THREADS as usize * STRIPES * VEC;
+        // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`.
+        let stripes = (p.stripes as usize).clamp(1, STRIPES);
+        let tile_items = SCAN_THREADS as usize * stripes * VEC;
         let warp_id = (tid / 32) as usize;
-        let warp_start = tile as usize * tile_items + warp_id * 32 * STRIPES * VEC;
+        let warp_start = tile as usize * tile_items + warp_id * 32 * stripes * VEC;
         let first = |s: usize| warp_start + s * 32 * VEC + lane * VEC;
         let slots = (&raw mut (*shared).tile).cast::<[T; VEC]>();
-        let slot = |s: usize| slots.add((warp_id * STRIPES + s) * 32 + lane);
+        let slot = |s: usize| slots.add((warp_id * stripes + s) * 32 + lane);
         let vectorized = vectorizes(size_of::<T>())
             && (tile as usize + 1) * tile_items <= len
             && (input as usize | output as usize).is_multiple_of(16);
@@ -217,7 +224,7 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
         let tile_len = len.min(tile_start + tile_items) - tile_start;
         let staged_items = (&raw mut (*shared).tile).cast::<T>();
         if vectorized {
-            stage_vectors::<T, STRIPES, VEC>(|s| input.add(first(s)), slot);
+            stage_vectors::<T, STRIPES, VEC>(stripes, |s| input.add(first(s)), slot);
         } else {
             // A partial or unaligned tile, or items that do not vectorize: item by item, the
             // block's threads side by side (a short loop: few registers for the rare path).
@@ -270,7 +277,11 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
             }
         };
         let mut running = op.identity();
-        unrolled::<STRIPES>(|s| running = scan_stripe(s, running).2);
+        unrolled::<STRIPES>(|s| {
+            if s < stripes {
+                running = scan_stripe(s, running).2;
+            }
+        });
         let warp_total = running;
         // The epoch is read here, its latency hidden behind the loads; the block's barriers
         // below make it visible to warp 0.
@@ -336,15 +347,19 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
         let mut running = op.identity();
         if vectorized {
             unrolled::<STRIPES>(|s| {
-                let (out, next) = outputs(s, running);
-                *(output.add(first(s)) as *mut Vector<T, VEC>) = Vector(out);
-                running = next;
+                if s < stripes {
+                    let (out, next) = outputs(s, running);
+                    *(output.add(first(s)) as *mut Vector<T, VEC>) = Vector(out);
+                    running = next;
+                }
             });
         } else {
             unrolled::<STRIPES>(|s| {
-                let (out, next) = outputs(s, running);
-                *slot(s) = out;
-                running = next;
+                if s < stripes {
+                    let (out, next) = outputs(s, running);
+                    *slot(s) = out;
+                    running = next;
+                }
             });
             thread::sync_threads();
             let mut i = tid as usize;
@@ -356,7 +371,7 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
     }
 }
 
-/// Copies one 16-byte vector per stripe from `src(s)` to the shared slot `dst(s)`: with
+/// Copies one 16-byte vector per stripe `s < stripes` from `src(s)` to the shared slot `dst(s)`: with
 /// `cp.async` where the target has it (no registers; the loads of every stripe in flight at
 /// once), else through registers, every load issued before the first store. Returns once the
 /// thread may read its slots.
@@ -366,6 +381,7 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
 /// shared slots of 16 bytes that nothing else touches meanwhile.
 #[inline(always)]
 unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
+    stripes: usize,
     src: impl Fn(usize) -> *const T,
     dst: impl Fn(usize) -> *mut [T; VEC],
 ) {
@@ -377,7 +393,7 @@ unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
                 cp_async_cg_shared_global_16, cp_async_wait_all, cvta_to_global_u64,
                 cvta_to_shared_u64,
             };
-            for s in 0..STRIPES {
+            for s in 0..stripes {
                 cp_async_cg_shared_global_16(
                     cvta_to_shared_u64(dst(s) as u64),
                     cvta_to_global_u64(src(s) as u64),
@@ -388,8 +404,16 @@ unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
         {
             let mut staged = [Vector([T::zeroed(); VEC]); STRIPES];
-            unrolled::<STRIPES>(|s| staged[s] = *(src(s) as *const Vector<T, VEC>));
-            unrolled::<STRIPES>(|s| *(dst(s) as *mut Vector<T, VEC>) = staged[s]);
+            unrolled::<STRIPES>(|s| {
+                if s < stripes {
+                    staged[s] = *(src(s) as *const Vector<T, VEC>);
+                }
+            });
+            unrolled::<STRIPES>(|s| {
+                if s < stripes {
+                    *(dst(s) as *mut Vector<T, VEC>) = staged[s];
+                }
+            });
         }
     }
 }

@@ -10,33 +10,54 @@ pub const REDUCE_BLOCKS_PER_SM: u32 = 4;
 pub const REDUCE_UNROLL: usize = 4;
 /// Threads per block of the device scan.
 pub const SCAN_THREADS: u32 = 256;
-/// Stripes of one vector per thread in a scan tile (see [`super::scan`]): 32 KiB tiles,
-/// staged in shared memory (8 stripes of 16-byte vectors; for items that do not vectorize,
-/// as many single items as fit in 32 KiB, at least one).
+/// Stripes of one vector per thread in a scan tile (see [`super::scan`]) for inputs large
+/// enough ([`crate::abi::layout::scan_stripes`] gives fewer for small ones): as many as fill
+/// [`scan_tile_bytes`], at least 1 and at most 16 (8 for 4-byte items, 10 for 2- and 8-byte
+/// items).
 pub const fn scan_stripes(item_bytes: usize) -> usize {
     let stripe_bytes = SCAN_THREADS as usize * vector_items(item_bytes) * item_bytes;
-    let stripes = SCAN_TILE_BYTES / stripe_bytes;
-    if stripes == 0 { 1 } else { stripes }
+    let stripes = scan_tile_bytes(item_bytes) / stripe_bytes;
+    if stripes == 0 {
+        1
+    } else if stripes > 16 {
+        16
+    } else {
+        stripes
+    }
 }
-/// Bytes of one scan tile (for items that vectorize, and at most for others).
-pub const SCAN_TILE_BYTES: usize = 32 * 1024;
+/// Bytes of a scan tile at most, staged in shared memory: what the blocks of
+/// [`scan_launch_bounds`] fit in the 228 KiB of an SM (6 × 32 KiB for 4-byte items; 5 × 40 KiB
+/// for 2-byte items; 4 × 40 KiB for 8-byte items, and for others).
+pub const fn scan_tile_bytes(item_bytes: usize) -> usize {
+    match item_bytes {
+        4 => 32 * 1024,
+        _ => 40 * 1024,
+    }
+}
 /// The static shared memory a kernel may declare (CUDA's 48 KiB): the scan's tile and
 /// block storage must fit, which bounds scan items to about 190 bytes.
 pub const SCAN_MAX_SHARED_BYTES: usize = 48 * 1024;
-/// The scan's launch bounds by accumulator size: (`.maxntid`, `.minnctapersm`), `(0, 0)` for
-/// none. A block loads its tile into shared memory, scans it, looks back and stores it, so
-/// the bytes an SM has in flight are (resident blocks) × (tile bytes): 5 blocks of 32 KiB
-/// (165 KiB of the 228 KiB of shared memory) for 4-byte accumulators, which needs at most 48
-/// registers per thread, 4 for 8-byte ones (64 registers). Measured with ptxas for sm_90:
-/// without bounds the scans take 47–48 and 64–66 registers; with them, none spills. Six
-/// blocks of 4-byte scans (40 registers) spill 20–150 bytes.
+/// The scan's launch bounds by item and accumulator size: (`.maxntid`, `.minnctapersm`),
+/// `(0, 0)` for none. A block loads its tile into shared memory, scans it, looks back and
+/// stores it, so the bytes an SM has in flight are (resident blocks) × (tile bytes): 6 tiles
+/// of 32 KiB (199 KiB of the 228 KiB of shared memory) for 4-byte items, which needs at
+/// most 40 registers per thread; 5 for 2-byte items accumulated as `f32` (48); 4 for 8-byte
+/// items (64). Measured with ptxas for sm_90: without bounds the scans take 44 and 57–59
+/// registers; with these bounds none spills, while 6 blocks of f16 min/max scans spill 16
+/// bytes and 5 blocks of 8-byte scans 116–292.
 /// On sm_70 and sm_80 the same bounds spill (no `cp.async` on sm_70: the tile passes through
 /// registers), so there the scans stay unbounded: `sm90` is whether the kernel is compiled
 /// for sm_90 or newer ([`SM90`] in the kernels).
-pub const fn scan_launch_bounds(accumulator_bytes: usize, sm90: bool) -> (u32, u32) {
-    match accumulator_bytes {
-        8 if sm90 => (SCAN_THREADS, 4),
-        4 if sm90 => (SCAN_THREADS, 5),
+pub const fn scan_launch_bounds(
+    item_bytes: usize,
+    accumulator_bytes: usize,
+    sm90: bool,
+) -> (u32, u32) {
+    match (item_bytes, accumulator_bytes) {
+        _ if !sm90 => (0, 0),
+        (4, 4) => (SCAN_THREADS, 6),
+        (2, 4) => (SCAN_THREADS, 5),
+        (8, 8) => (SCAN_THREADS, 4),
         _ => (0, 0),
     }
 }
