@@ -115,7 +115,9 @@ macro_rules! __rows_kernels {
 /// `{prefix}_rows_scan`, and the global `{prefix}_layout: [u32; 2]` holding the value's size
 /// and alignment, which the host compares with its own type's before it launches anything.
 /// The operator must be associative; it need not be commutative (scans and reductions combine
-/// in index order). Results are deterministic as for the built-in kernels.
+/// in index order). Results are deterministic as for the built-in kernels. The device scan
+/// stages a tile of at least 256 values in the kernel's 48 KiB of static shared memory, so
+/// values of up to 170 bytes are supported; a larger type fails to compile, saying so.
 ///
 /// ```ignore
 /// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]

@@ -35,7 +35,8 @@ pub const fn scan_tile_bytes(item_bytes: usize) -> usize {
     }
 }
 /// The static shared memory a kernel may declare (CUDA's 48 KiB): the scan's tile and
-/// block storage must fit, which bounds scan items to about 190 bytes.
+/// block storage must fit (256 items, 32 accumulators and a few words), which bounds scan
+/// items to 170 bytes.
 pub const SCAN_MAX_SHARED_BYTES: usize = 48 * 1024;
 /// The scan's launch bounds by item and accumulator size: (`.maxntid`, `.minnctapersm`),
 /// `(0, 0)` for none. A block loads its tile into shared memory, scans it, looks back and
