@@ -10,7 +10,12 @@
 //!
 //! `warpkit-tests` (`tests/`) builds this crate into PTX with `warpkit-builder` and embeds it.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+// The shared-memory shims (`shared_array!`) are inline assembly; the legacy build has none.
+#![cfg_attr(
+    all(target_arch = "nvptx64", not(feature = "legacy-shfl")),
+    feature(asm_experimental_arch)
+)]
 
 pub mod shims;
 
