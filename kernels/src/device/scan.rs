@@ -212,16 +212,16 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
         // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`.
         let stripes = (p.stripes as usize).clamp(1, STRIPES);
         let tile_items = SCAN_THREADS as usize * stripes * VEC;
+        let tile_start = tile as usize * tile_items;
+        let tile_len = len.min(tile_start + tile_items) - tile_start;
         let warp_id = (tid / 32) as usize;
-        let warp_start = tile as usize * tile_items + warp_id * 32 * stripes * VEC;
+        let warp_start = tile_start + warp_id * 32 * stripes * VEC;
         let first = |s: usize| warp_start + s * 32 * VEC + lane * VEC;
         let slots = (&raw mut (*shared).tile).cast::<[T; VEC]>();
         let slot = |s: usize| slots.add((warp_id * stripes + s) * 32 + lane);
         let vectorized = vectorizes(size_of::<T>())
-            && (tile as usize + 1) * tile_items <= len
+            && tile_len == tile_items
             && (input as usize | output as usize).is_multiple_of(16);
-        let tile_start = tile as usize * tile_items;
-        let tile_len = len.min(tile_start + tile_items) - tile_start;
         let staged_items = (&raw mut (*shared).tile).cast::<T>();
         if vectorized {
             stage_vectors::<T, STRIPES, VEC>(stripes, |s| input.add(first(s)), slot);
