@@ -32,6 +32,9 @@ pub struct ReduceShared<A> {
     last: u32,
 }
 
+/// Partials the last block's threads load at once.
+const FINAL_BATCH: usize = 8;
+
 /// Elements before the first 16-byte boundary of `p`, at most `len`.
 #[inline(always)]
 fn head_len<T>(p: *const T, len: usize) -> usize {
@@ -101,11 +104,23 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             return;
         }
         // Thread `t` combines the `t`-th run of consecutive partials: index order throughout.
+        // The loads go out 8 at a time: a run is up to 32 partials, each a round trip to L2.
         let run = partial_count.div_ceil(REDUCE_THREADS as usize);
         let first = (tid as usize * run).min(partial_count);
+        let end = (first + run).min(partial_count);
         let mut acc = op.identity();
-        for i in first..(first + run).min(partial_count) {
+        let mut i = first;
+        while i + FINAL_BATCH <= end {
+            let batch: [A; FINAL_BATCH] = core::array::from_fn(|k| *partials.add(i + k));
+            #[allow(clippy::needless_range_loop)] // index loops unroll into registers
+            for k in 0..FINAL_BATCH {
+                acc = op.combine(acc, batch[k]);
+            }
+            i += FINAL_BATCH;
+        }
+        while i < end {
             acc = op.combine(acc, *partials.add(i));
+            i += 1;
         }
         let total = block::reduce(acc, op, &(*shared).warp_values);
         if tid == 0 {

@@ -50,7 +50,10 @@ use crate::abi::params;
 use crate::block;
 use crate::block::TempStorage;
 use crate::instr::LaneMask;
-use crate::instr::memory::ld_relaxed_gpu_u32;
+use crate::instr::barrier::bar_warp_sync;
+use crate::instr::memory::{
+    cvta_to_shared_u64, ld_relaxed_gpu_u32, ld_shared_v4_u32, st_shared_v4_u32,
+};
 use crate::kernel::{self as thread, lane_id};
 use crate::ops::ReduceOp;
 use crate::warp::Warp;
@@ -62,13 +65,17 @@ const WARPS: usize = SCAN_THREADS as usize / 32;
 
 /// The block's shared memory.
 #[repr(C, align(16))]
-pub struct ScanShared<T, A, const STRIPES: usize, const VEC: usize> {
-    /// The tile's items in input order (warp, stripe, lane, item): loaded once, read when the
-    /// stripes are scanned and again when they are stored, so no item stays in a register
-    /// through the look-back: few registers per thread, and the tile in flight per block is
-    /// bounded by shared memory instead.
+pub struct ScanShared<T, A, const STRIPES: usize, const VEC: usize, const SAVED: usize> {
+    /// The tile's items, each warp's part in its own `32 * STRIPES` vectors: loaded once, read
+    /// when the lanes fold their items and again when they scan and store them, so no item
+    /// stays in a register through the look-back: few registers per thread, and the tile in
+    /// flight per block is bounded by shared memory instead.
     tile: [[[[T; VEC]; 32]; STRIPES]; WARPS],
     warp_totals: TempStorage<A>,
+    /// Each thread's exclusive prefix within the tile, from the first pass to the second
+    /// ([`scan_saved_prefixes`](super::tuning::scan_saved_prefixes): for items that
+    /// vectorize; larger ones keep it in a register and their tile in shared memory).
+    thread_prefixes: [A; SAVED],
     prefix: A,
     epoch: u32,
 }
@@ -111,7 +118,7 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
                 status.publish(Slot::Group(group), scanned);
             }
         }
-        loop {
+        let (peer_value, value, prefixes) = loop {
             let ((peer_value, value), is_prefix) = warp_poll(
                 lane < rank || lane < group,
                 ((identity, identity), lane == group),
@@ -137,33 +144,32 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
                 },
             );
             let prefixes = crate::warp::vote::ballot_sync(LaneMask::FULL, is_prefix);
-            if prefixes == 0 {
-                // No inclusive prefix in the 32 groups before: wait until one appears.
-                backoff.pause();
-                continue;
+            if prefixes != 0 {
+                break (peer_value, value, prefixes);
             }
-            let scanned =
-                warp.inclusive_scan(if lane == rank { tile_total } else { peer_value }, op);
-            let in_group = warp.shfl(scanned, rank.saturating_sub(1));
-            let newest = prefixes.trailing_zeros();
-            let mut before_group = warp.shfl(value, newest);
-            for i in (0..newest).rev() {
-                before_group = op.combine(before_group, warp.shfl(value, i));
+            // No inclusive prefix in the 32 groups before: wait until one appears.
+            backoff.pause();
+        };
+        let scanned = warp.inclusive_scan(if lane == rank { tile_total } else { peer_value }, op);
+        let in_group = warp.shfl(scanned, rank.saturating_sub(1));
+        let newest = prefixes.trailing_zeros();
+        let mut before_group = warp.shfl(value, newest);
+        for i in (0..newest).rev() {
+            before_group = op.combine(before_group, warp.shfl(value, i));
+        }
+        if last_of_group {
+            let group_total = warp.shfl(scanned, 31);
+            if lane == 0 {
+                status.publish(
+                    Slot::GroupPrefix(group),
+                    op.combine(before_group, group_total),
+                );
             }
-            if last_of_group {
-                let group_total = warp.shfl(scanned, 31);
-                if lane == 0 {
-                    status.publish(
-                        Slot::GroupPrefix(group),
-                        op.combine(before_group, group_total),
-                    );
-                }
-            }
-            return match (group, rank) {
-                (_, 0) => before_group,
-                (0, _) => in_group,
-                _ => op.combine(before_group, in_group),
-            };
+        }
+        match (group, rank) {
+            (_, 0) => before_group,
+            (0, _) => in_group,
+            _ => op.combine(before_group, in_group),
         }
     }
 }
@@ -171,13 +177,15 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 /// One tile of the device scan (see the [module docs](self)): items `T` are combined as `A`
 /// (`load`, then `store` for the output).
 ///
-/// Each warp scans `32 * stripes * VEC` consecutive items as `stripes` stripes (`p.stripes`,
-/// at most `STRIPES`: smaller inputs get smaller tiles, see
-/// [`layout::scan_stripes`](crate::abi::layout::scan_stripes)): in a stripe,
-/// lane `l` holds items `l * VEC .. (l + 1) * VEC`, so every load and store instruction of
-/// the warp covers 512 contiguous bytes. The tile is staged in shared memory in the same
-/// order (with `cp.async` from sm_80, registers on sm_70), and each thread reads back only
-/// what it copied. The stripes' warp scans are independent; a carry chains them.
+/// Each warp scans `32 * stripes * VEC` consecutive items (`p.stripes` stripes, at most
+/// `STRIPES`: smaller inputs get smaller tiles, see
+/// [`layout::scan_stripes`](crate::abi::layout::scan_stripes)). They move between global and
+/// shared memory *striped*: lane `l` copies the warp's vectors `32 s + l`, so every load and
+/// store instruction of the warp covers 512 contiguous bytes. They are scanned *blocked*:
+/// lane `l` reads vectors `l * stripes ..` from shared memory and folds them in order, so the
+/// warp runs one warp scan per pass, however many items it holds. 16-byte vectors are
+/// [`swizzle`]d in shared memory, so both arrangements read and write without bank
+/// conflicts.
 ///
 /// # Safety
 /// Launched with [`SCAN_THREADS`] threads per block and one block per tile of
@@ -185,104 +193,121 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 /// [`params::Scan`]; `shared` is this block's shared memory.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // index loops unroll into registers
-pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const VEC: usize>(
+pub unsafe fn scan<
+    T: Pod,
+    A: Pod,
+    Op: ReduceOp<A>,
+    const STRIPES: usize,
+    const VEC: usize,
+    const SAVED: usize,
+>(
     p: params::Scan,
     op: Op,
     load: impl Fn(T) -> A,
     store: impl Fn(A) -> T,
-    shared: *mut ScanShared<T, A, STRIPES, VEC>,
+    shared: *mut ScanShared<T, A, STRIPES, VEC, SAVED>,
 ) {
     const {
         assert!(VEC == super::tuning::vector_items(size_of::<T>()));
         assert!(STRIPES == super::tuning::scan_stripes(size_of::<T>()));
+        assert!(SAVED == super::tuning::scan_saved_prefixes(size_of::<T>()));
         assert!(
-            size_of::<ScanShared<T, A, STRIPES, VEC>>() <= super::tuning::SCAN_MAX_SHARED_BYTES,
+            size_of::<ScanShared<T, A, STRIPES, VEC, SAVED>>()
+                <= super::tuning::SCAN_MAX_SHARED_BYTES,
             "the device scan stages a tile of 256 items in shared memory: items of this size do not fit"
         );
     };
+    let vectors = const { vectorizes(size_of::<T>()) };
     let (input, output, len) = (p.input as *const T, p.output as *mut T, p.len as usize);
     let control = p.control as *mut ScanControl;
     let tid = thread::thread_idx_x();
     let lane = lane_id() as usize;
     let warp = Warp::full();
-    // SAFETY: the caller's conditions; scalar accesses are checked against `len`, and each
-    // thread reads back only the tile slots it staged itself.
+    // SAFETY: the caller's conditions; global accesses are checked against `len`, and each
+    // warp touches only its own part of the staged tile, between `bar.warp.sync`s.
     unsafe {
         let tile = thread::block_idx_x();
-        // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`.
-        let stripes = (p.stripes as usize).clamp(1, STRIPES);
-        let tile_items = SCAN_THREADS as usize * stripes * VEC;
+        // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`:
+        // a power of two for items that vectorize.
+        let stripes = match (p.stripes as usize).clamp(1, STRIPES) {
+            requested if vectors => 1 << requested.ilog2(),
+            requested => requested,
+        };
+        let warp_items = 32 * stripes * VEC;
+        let tile_items = SCAN_THREADS as usize / 32 * warp_items;
         let tile_start = tile as usize * tile_items;
         let tile_len = len.min(tile_start + tile_items) - tile_start;
         let warp_id = (tid / 32) as usize;
-        let warp_start = tile_start + warp_id * 32 * stripes * VEC;
-        let first = |s: usize| warp_start + s * 32 * VEC + lane * VEC;
-        let slots = (&raw mut (*shared).tile).cast::<[T; VEC]>();
-        let slot = |s: usize| slots.add((warp_id * stripes + s) * 32 + lane);
-        let vectorized = vectorizes(size_of::<T>())
+        let warp_start = tile_start + warp_id * warp_items;
+        // The warp's part of the tile. The lane's vector of stripe `s` is the warp's vector
+        // `32 s + lane`, the `j`-th vector of its block the warp's vector `lane * stripes + j`.
+        let slots = (&raw mut (*shared).tile[warp_id]).cast::<[T; VEC]>();
+        let striped = |s: usize| 32 * s + lane;
+        let blocked = |j: usize| lane * stripes + j;
+        // The shared-space address of the warp's 16-byte vector `g`, in its [`swizzle`]d slot.
+        let warp_shared = cvta_to_shared_u64(slots as u64);
+        let shared_slot = |g: usize| warp_shared + (swizzle(g) * 16) as u64;
+        let item_slot = |i: usize| {
+            let g = i / VEC;
+            slots
+                .add(if vectors { swizzle(g) } else { g })
+                .cast::<T>()
+                .add(i % VEC)
+        };
+        let vectorized = vectors
             && tile_len == tile_items
             && (input as usize | output as usize).is_multiple_of(16);
-        let staged_items = (&raw mut (*shared).tile).cast::<T>();
         if vectorized {
-            stage_vectors::<T, STRIPES, VEC>(stripes, |s| input.add(first(s)), slot);
+            let lane_input = input.add(warp_start + lane * VEC);
+            stage_vectors::<T, STRIPES, VEC>(
+                stripes,
+                |s| lane_input.add(s * 32 * VEC),
+                |s| shared_slot(striped(s)),
+            );
         } else {
             // A partial or unaligned tile, or items that do not vectorize: item by item, the
-            // block's threads side by side (a short loop: few registers for the rare path).
+            // warp's lanes side by side (a short loop: few registers for the rare path).
             // Slots past the end hold the identity (stored as an item and loaded back, which
             // every instantiation round-trips exactly), so the scan needs no bounds checks.
             let past_end = store(op.identity());
-            let mut i = tid as usize;
-            while i < tile_items {
-                *staged_items.add(i) = if i < tile_len {
-                    *input.add(tile_start + i)
+            let mut i = lane;
+            while i < warp_items {
+                *item_slot(i) = if warp_start + i < len {
+                    *input.add(warp_start + i)
                 } else {
                     past_end
                 };
-                i += SCAN_THREADS as usize;
+                i += 32;
             }
-            thread::sync_threads();
         }
-        // The lane's items of stripe `s`, from the staged tile.
-        let items = |s: usize| -> [A; VEC] {
-            let staged: [T; VEC] = if const { vectorizes(size_of::<T>()) } {
-                read_vector(slot(s))
+        bar_warp_sync(LaneMask::FULL);
+        // The lane's `j`-th vector of items.
+        let items = |j: usize| -> [A; VEC] {
+            let staged: [T; VEC] = if vectors {
+                read_vector(shared_slot(blocked(j)))
             } else {
-                *slot(s)
+                *slots.add(blocked(j))
             };
             staged.map(&load)
         };
-        // Stripe `s` of the lane, given what the warp's earlier stripes add up to (`running`,
-        // unused for stripe 0): its items, everything of the warp before the lane's items of
-        // the stripe (the lane's total's exclusive warp scan after `running`), and the new
-        // `running`. The store pass calls it again rather than keep every stripe's prefix in
-        // registers through the look-back: the same arithmetic, so the same bits.
-        let scan_stripe = |s: usize, running: A| -> ([A; VEC], A, A) {
-            let x = items(s);
-            let mut total = x[0];
-            for e in 1..VEC {
-                total = op.combine(total, x[e]);
-            }
-            let inclusive = warp.inclusive_scan(total, op);
-            let shifted = warp.shfl_up(inclusive, 1);
-            let before = if lane == 0 { op.identity() } else { shifted };
-            let stripe_total = warp.shfl(inclusive, 31);
-            if s == 0 {
-                (x, before, stripe_total)
-            } else {
-                (
-                    x,
-                    op.combine(running, before),
-                    op.combine(running, stripe_total),
-                )
-            }
-        };
-        let mut running = op.identity();
-        unrolled::<STRIPES>(|s| {
-            if s < stripes {
-                running = scan_stripe(s, running).2;
+        // Pass 1: the lane's items folded in order, then the warp's exclusive scan of them.
+        let first = items(0);
+        let mut lane_total = first[0];
+        for e in 1..VEC {
+            lane_total = op.combine(lane_total, first[e]);
+        }
+        unrolled::<STRIPES>(|j| {
+            if j > 0 && j < stripes {
+                let x = items(j);
+                for e in 0..VEC {
+                    lane_total = op.combine(lane_total, x[e]);
+                }
             }
         });
-        let warp_total = running;
+        let inclusive = warp.inclusive_scan(lane_total, op);
+        let shifted = warp.shfl_up(inclusive, 1);
+        let lane_prefix = if lane == 0 { op.identity() } else { shifted };
+        let warp_total = warp.shfl(inclusive, 31);
         // The epoch is read here, its latency hidden behind the loads; the block's barriers
         // below make it visible to warp 0.
         if tid == 0 {
@@ -290,6 +315,16 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
         }
         let (warp_prefix, tile_total) =
             block::scan_warp_totals(warp_total, op, &(*shared).warp_totals);
+        // Everything of the tile before the thread's items: kept in shared memory through the
+        // look-back rather than in a register, as the look-back needs the registers.
+        let thread_prefix = op.combine(warp_prefix, lane_prefix);
+        let saved = (&raw mut (*shared).thread_prefixes)
+            .cast::<A>()
+            .add(tid as usize);
+        if SAVED > 0 {
+            *saved = thread_prefix;
+        }
+        let thread_prefix = || if SAVED > 0 { *saved } else { thread_prefix };
         let epoch = (*shared).epoch;
         let status = TileStatus {
             words: p.status as *mut u64,
@@ -298,10 +333,10 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
         };
         // The last tile's prefix depends on every other tile's aggregate, so once it has it,
         // every tile has read this run's epoch: the last tile advances it for the next run.
-        let last = tile == thread::grid_dim_x() - 1;
+        let last = || tile == thread::grid_dim_x() - 1;
         let advance_epoch =
             || (*control).epoch = if epoch + 1 == MAX_EPOCH { 0 } else { epoch + 1 };
-        let mut base = warp_prefix;
+        let mut run = thread_prefix();
         if tile > 0 {
             if tid == 0 {
                 status.publish(Slot::Tile(tile), tile_total);
@@ -310,80 +345,82 @@ pub unsafe fn scan<T: Pod, A: Pod, Op: ReduceOp<A>, const STRIPES: usize, const 
                 let before_tile = tile_prefix(tile, tile_total, status, op);
                 if tid == 0 {
                     (*shared).prefix = before_tile;
-                    if last {
+                    if last() {
                         advance_epoch();
                     }
                 }
             }
             thread::sync_threads();
-            let before_tile = (*shared).prefix;
-            base = if tid < 32 {
-                before_tile
-            } else {
-                op.combine(before_tile, warp_prefix)
-            };
+            run = op.combine((*shared).prefix, thread_prefix());
         } else if tid == 0 {
             status.publish(Slot::Tile(0), tile_total);
-            if last {
+            if last() {
                 advance_epoch();
             }
         }
         if p.carry != 0 {
             // The carry-in comes first: one combine per thread, the same for every tile.
-            base = op.combine(*(p.carry as *const A), base);
+            run = op.combine(*(p.carry as *const A), run);
         }
-        // The lane's outputs of stripe `s`, and the new `running`.
-        let outputs = |s: usize, running: A| -> ([T; VEC], A) {
-            let (x, lane_prefix, running) = scan_stripe(s, running);
-            let mut run = op.combine(base, lane_prefix);
+        // Pass 2: the lane's items scanned in order after everything before them, the outputs
+        // written over the items.
+        unrolled::<STRIPES>(|j| {
+            if j >= stripes {
+                return;
+            }
+            let x = items(j);
             let mut out = [T::zeroed(); VEC];
             for e in 0..VEC {
                 let inclusive = op.combine(run, x[e]);
                 out[e] = store(if p.exclusive != 0 { run } else { inclusive });
                 run = inclusive;
             }
-            (out, running)
-        };
-        let mut running = op.identity();
+            if vectors {
+                write_vector(shared_slot(blocked(j)), out);
+            } else {
+                *slots.add(blocked(j)) = out;
+            }
+        });
+        bar_warp_sync(LaneMask::FULL);
         if vectorized {
+            let lane_output = output.add(warp_start + lane * VEC) as *mut Vector<T, VEC>;
             unrolled::<STRIPES>(|s| {
                 if s < stripes {
-                    let (out, next) = outputs(s, running);
-                    *(output.add(first(s)) as *mut Vector<T, VEC>) = Vector(out);
-                    running = next;
+                    *lane_output.add(s * 32) = Vector(read_vector(shared_slot(striped(s))));
                 }
             });
         } else {
-            unrolled::<STRIPES>(|s| {
-                if s < stripes {
-                    let (out, next) = outputs(s, running);
-                    *slot(s) = out;
-                    running = next;
-                }
-            });
-            thread::sync_threads();
-            let mut i = tid as usize;
-            while i < tile_len {
-                *output.add(tile_start + i) = *staged_items.add(i);
-                i += SCAN_THREADS as usize;
+            let mut i = lane;
+            while i < warp_items && warp_start + i < len {
+                *output.add(warp_start + i) = *item_slot(i);
+                i += 32;
             }
         }
     }
 }
 
-/// Copies one 16-byte vector per stripe `s < stripes` from `src(s)` to the shared slot `dst(s)`: with
-/// `cp.async` where the target has it (no registers; the loads of every stripe in flight at
-/// once), else through registers, every load issued before the first store. Returns once the
-/// thread may read its slots.
+/// The shared slot of a warp's 16-byte vector `g`: within each row of 8 slots (the 128 bytes
+/// of the 32 banks) the column is XORed with the row, so a quarter-warp (8 lanes, one
+/// wavefront of 16-byte accesses) hits 8 distinct columns both when it reads vectors
+/// `32 s + lane` (striped) and `lane * stripes + j` (blocked, for 1, 2, 4 or 8 stripes).
+#[inline(always)]
+fn swizzle(g: usize) -> usize {
+    g ^ ((g >> 3) & 7)
+}
+
+/// Copies one 16-byte vector per stripe `s < stripes` from `src(s)` to the shared address
+/// `dst(s)`: with `cp.async` where the target has it (no registers; the loads of every stripe
+/// in flight at once), else through registers, every load issued before the first store.
+/// Returns once the thread may read its slots.
 ///
 /// # Safety
 /// `src(s)` are 16-byte-aligned global pointers to 16 readable bytes, `dst(s)` 16-byte-aligned
-/// shared slots of 16 bytes that nothing else touches meanwhile.
+/// `.shared` addresses of 16 bytes that nothing else touches meanwhile.
 #[inline(always)]
 unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
     stripes: usize,
     src: impl Fn(usize) -> *const T,
-    dst: impl Fn(usize) -> *mut [T; VEC],
+    dst: impl Fn(usize) -> u64,
 ) {
     // SAFETY: the caller's conditions.
     unsafe {
@@ -391,14 +428,12 @@ unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
         {
             use crate::instr::memory::{
                 cp_async_cg_shared_global_16, cp_async_wait_all, cvta_to_global_u64,
-                cvta_to_shared_u64,
             };
-            for s in 0..stripes {
-                cp_async_cg_shared_global_16(
-                    cvta_to_shared_u64(dst(s) as u64),
-                    cvta_to_global_u64(src(s) as u64),
-                );
-            }
+            unrolled::<STRIPES>(|s| {
+                if s < stripes {
+                    cp_async_cg_shared_global_16(dst(s), cvta_to_global_u64(src(s) as u64));
+                }
+            });
             cp_async_wait_all();
         }
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
@@ -411,21 +446,30 @@ unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
             });
             unrolled::<STRIPES>(|s| {
                 if s < stripes {
-                    *(dst(s) as *mut Vector<T, VEC>) = staged[s];
+                    write_vector(dst(s), staged[s].0);
                 }
             });
         }
     }
 }
 
-/// The 16 bytes at the shared slot `slot` in one `ld.shared.v4`.
+/// The 16 bytes at the `.shared` address `a`, in one `ld.shared.v4`.
 ///
 /// # Safety
-/// `slot` is a 16-byte-aligned pointer into shared memory; `[T; VEC]` is 16 bytes
+/// `a` is a 16-byte-aligned `.shared` address of 16 bytes; `[T; VEC]` is 16 bytes
 /// ([`vectorizes`]).
 #[inline(always)]
-unsafe fn read_vector<T: Pod, const VEC: usize>(slot: *mut [T; VEC]) -> [T; VEC] {
-    use crate::instr::memory::{cvta_to_shared_u64, ld_shared_v4_u32};
+unsafe fn read_vector<T: Pod, const VEC: usize>(a: u64) -> [T; VEC] {
     // SAFETY: the caller's conditions; 16 bytes of words are a valid `[T; VEC]` of Pod items.
-    unsafe { core::mem::transmute_copy(&ld_shared_v4_u32(cvta_to_shared_u64(slot as u64))) }
+    unsafe { core::mem::transmute_copy(&ld_shared_v4_u32(a)) }
+}
+
+/// Writes `items` to the `.shared` address `a` in one `st.shared.v4`.
+///
+/// # Safety
+/// As for [`read_vector`], and no other thread accesses the 16 bytes meanwhile.
+#[inline(always)]
+unsafe fn write_vector<T: Pod, const VEC: usize>(a: u64, items: [T; VEC]) {
+    // SAFETY: the caller's conditions; 16 bytes of Pod items are 4 words.
+    unsafe { st_shared_v4_u32(a, core::mem::transmute_copy(&items)) }
 }

@@ -8,7 +8,7 @@
 //! run's flag in every word of a slot has the value: no fences, no acquire loads (which would
 //! invalidate L1 on every poll), and no clearing between runs.
 
-use crate::abi::layout::{SCAN_GROUP, status_words_per_slot};
+use crate::abi::layout::status_words_per_slot;
 use crate::instr::memory::{ld_relaxed_gpu_u64, st_relaxed_gpu_u64};
 use crate::warp::shfl::map_words;
 use bytemuck::Pod;
@@ -39,11 +39,11 @@ impl TileStatus {
     #[inline(always)]
     fn slot<A>(self, slot: Slot) -> *mut u64 {
         let c = self.capacity as usize;
-        let groups = c / SCAN_GROUP + 1;
+        // A group's two slots are adjacent: a lane reads both from one address.
         let index = match slot {
             Slot::Tile(t) => t as usize,
-            Slot::Group(g) => c + g as usize,
-            Slot::GroupPrefix(g) => c + groups + g as usize,
+            Slot::Group(g) => c + 2 * g as usize,
+            Slot::GroupPrefix(g) => c + 2 * g as usize + 1,
         };
         // SAFETY: in bounds for the tiles the host sized the status for.
         unsafe {

@@ -11,12 +11,14 @@ pub const REDUCE_UNROLL: usize = 4;
 /// Threads per block of the device scan.
 pub const SCAN_THREADS: u32 = 256;
 /// Stripes of one vector per thread in a scan tile (see [`super::scan`]) for inputs large
-/// enough ([`crate::abi::layout::scan_stripes`] gives fewer for small ones): as many as fill
-/// [`scan_tile_bytes`], at least 1 and at most 16 (8 for 4-byte items, 10 for 2- and 8-byte
-/// items).
+/// enough ([`crate::abi::layout::scan_stripes`] gives fewer for small ones): 8 for items that
+/// move in 16-byte vectors (32 KiB tiles); for other items as many as fill 40 KiB, at least 1
+/// and at most 16.
 pub const fn scan_stripes(item_bytes: usize) -> usize {
-    let stripe_bytes = SCAN_THREADS as usize * vector_items(item_bytes) * item_bytes;
-    let stripes = scan_tile_bytes(item_bytes) / stripe_bytes;
+    if vectorizes(item_bytes) {
+        return 8;
+    }
+    let stripes = 40 * 1024 / (SCAN_THREADS as usize * item_bytes);
     if stripes == 0 {
         1
     } else if stripes > 16 {
@@ -25,13 +27,14 @@ pub const fn scan_stripes(item_bytes: usize) -> usize {
         stripes
     }
 }
-/// Bytes of a scan tile at most, staged in shared memory: what the blocks of
-/// [`scan_launch_bounds`] fit in the 228 KiB of an SM (6 × 32 KiB for 4-byte items; 5 × 40 KiB
-/// for 2-byte items; 4 × 40 KiB for 8-byte items, and for others).
-pub const fn scan_tile_bytes(item_bytes: usize) -> usize {
-    match item_bytes {
-        4 => 32 * 1024,
-        _ => 40 * 1024,
+/// Threads whose tile prefix a scan block keeps in shared memory through the look-back: all
+/// [`SCAN_THREADS`] for items that vectorize (the look-back then fits the registers of
+/// [`scan_launch_bounds`]), none for others (their tile takes the shared memory).
+pub const fn scan_saved_prefixes(item_bytes: usize) -> usize {
+    if vectorizes(item_bytes) {
+        SCAN_THREADS as usize
+    } else {
+        0
     }
 }
 /// The static shared memory a kernel may declare (CUDA's 48 KiB): the scan's tile and
@@ -41,14 +44,13 @@ pub const SCAN_MAX_SHARED_BYTES: usize = 48 * 1024;
 /// The scan's launch bounds by item and accumulator size: (`.maxntid`, `.minnctapersm`),
 /// `(0, 0)` for none. A block loads its tile into shared memory, scans it, looks back and
 /// stores it, so the bytes an SM has in flight are (resident blocks) × (tile bytes): 6 tiles
-/// of 32 KiB (199 KiB of the 228 KiB of shared memory) for 4-byte items, which needs at
-/// most 40 registers per thread; 5 for 2-byte items accumulated as `f32` (48); 4 for 8-byte
-/// items (64). Measured with ptxas for sm_90: without bounds the scans take 44 and 57–59
-/// registers; with these bounds none spills, while 6 blocks of f16 min/max scans spill 16
-/// bytes and 5 blocks of 8-byte scans 116–292.
-/// On sm_70 and sm_80 the same bounds spill (no `cp.async` on sm_70: the tile passes through
-/// registers), so there the scans stay unbounded: `sm90` is whether the kernel is compiled
-/// for sm_90 or newer ([`SM90`] in the kernels).
+/// of 32 KiB for 4-byte items and for 2-byte items accumulated as `f32` (40 registers per
+/// thread), 4 for 8-byte items (64 registers). Measured with ptxas 12.9 for sm_90: without
+/// bounds the scans take 47–52 and 59–62 registers; with these bounds none spills, while 5
+/// blocks of 8-byte scans spill 52–116 bytes (and on an H200 ran no faster than 4).
+/// On sm_70 and sm_80 the scans stay unbounded (no `cp.async` on sm_70: the tile passes
+/// through registers): `sm90` is whether the kernel is compiled for sm_90 or newer ([`SM90`]
+/// in the kernels).
 pub const fn scan_launch_bounds(
     item_bytes: usize,
     accumulator_bytes: usize,
@@ -56,8 +58,7 @@ pub const fn scan_launch_bounds(
 ) -> (u32, u32) {
     match (item_bytes, accumulator_bytes) {
         _ if !sm90 => (0, 0),
-        (4, 4) => (SCAN_THREADS, 6),
-        (2, 4) => (SCAN_THREADS, 5),
+        (4, 4) | (2, 4) => (SCAN_THREADS, 6),
         (8, 8) => (SCAN_THREADS, 4),
         _ => (0, 0),
     }

@@ -161,6 +161,28 @@ pub unsafe fn ld_shared_v4_u32(a: u64) -> [u32; 4] {
     }
 }
 
+/// `st.shared.v4.u32 [a], {b0, b1, b2, b3}`: stores 16 bytes to shared memory in one
+/// instruction.
+///
+/// PTX ISA: [`st`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-st).
+/// PTX 2.0, every target.
+///
+/// # Safety
+/// `a` is a 16-byte-aligned `.shared` address ([`cvta_to_shared_u64`]) of 16 writable bytes
+/// that no other thread accesses meanwhile.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn st_shared_v4_u32(a: u64, b: [u32; 4]) {
+    crate::device_only! {
+        // SAFETY: the caller passes an aligned shared address.
+        unsafe {
+            core::arch::asm!("st.shared.v4.u32 [{a}], {{{b0}, {b1}, {b2}, {b3}}};", a = in(reg64) a,
+                b0 = in(reg32) b[0], b1 = in(reg32) b[1], b2 = in(reg32) b[2], b3 = in(reg32) b[3],
+                options(nostack, preserves_flags));
+        }
+    }
+}
+
 /// `cp.async.cg.shared.global [dst], [src], 16`: starts copying 16 bytes from global memory
 /// to shared memory without going through registers, cached in L2 only; the copy completes
 /// at the thread's next [`cp_async_wait_all`] (or a `cp.async.wait_group` covering it), and

@@ -177,6 +177,13 @@ mod families {
                 let words = unsafe { ld_shared_v4_u32(cvta_to_shared_u64(mine as u64)) };
                 words[0] ^ words[1] ^ words[2] ^ words[3]
             };
+            warpkit_instr_st_shared_v4_u32 => "st.shared.v4.u32" * 1, since sm_70: |a, b, _c| {
+                let words = warpkit::shared_array!(ST_SHARED_V4: [u32; 1024]) as *mut [u32; 4];
+                let mine = unsafe { words.add(warpkit::kernel::thread_idx_x() as usize % 256) };
+                unsafe { st_shared_v4_u32(cvta_to_shared_u64(mine as u64), [a, b, a ^ b, a | b]) };
+                let words = unsafe { *mine };
+                words[0] ^ words[1] ^ words[2] ^ words[3]
+            };
         }
     }
 
