@@ -199,8 +199,9 @@ fn main() {
     }
     let header = format!(
         "Device: {}. Date: {}. CUB {}. Read limit {:.0} GB/s, copy limit {:.0} GB/s (measured in \
-         this run). warpkit and CUB sampled alternately on one stream ({} pairs per row, warm L2, \
-         inputs rotated over 256 MiB); times are medians, \"CUB / ours\" the median of the \
+         this run). warpkit and CUB sampled alternately on one stream ({} pairs per row; warm L2, \
+         and cold (an L2 flush before each sample) where the data fits in L2; inputs rotated \
+         over 256 MiB); times are medians, \"CUB / ours\" the median of the \
          per-pair ratios (above 1: warpkit faster). Every row's outputs were checked bit for bit \
          against the host before timing.{}",
         wk.describe(),
@@ -559,22 +560,32 @@ impl Bench<'_> {
         cub: &mut impl pairs::Enqueue,
     ) {
         let id = format!("{algo}/{ty}/2^{}", n.trailing_zeros());
-        let c = match self.sampler.warm(ours, cub) {
-            Ok(c) => c,
-            Err(e) => fail(&format!("{id}: paired timing: {e}")),
-        };
-        show(&id, bytes, &c);
-        if let Some(criterion) = self.criterion.as_mut() {
-            pairs::criterion_sides(criterion, &id, self.stream, ours, cub);
-        }
         let (limit, limit_name) = if read_limit {
             (self.read_bw, "read")
         } else {
             (self.copy_bw, "copy")
         };
-        self.rows.push(Row::from_comparison(
-            algo, ty, n, bytes, &c, limit, limit_name,
-        ));
+        // Warm always; cold too where the data fits in L2 (else every run is cold anyway).
+        let cold = match self.sampler.fits_in_l2(bytes as usize) {
+            Ok(fits) => fits,
+            Err(e) => fail(&format!("{id}: {e}")),
+        };
+        for mode in [pairs::L2::Warm, pairs::L2::Cold] {
+            if mode == pairs::L2::Cold && !cold {
+                continue;
+            }
+            let c = match self.sampler.compare(mode, ours, cub) {
+                Ok(c) => c,
+                Err(e) => fail(&format!("{id} {}: paired timing: {e}", mode.name())),
+            };
+            show(&id, bytes, &c);
+            self.rows.push(Row::from_comparison(
+                algo, ty, n, bytes, &c, limit, limit_name,
+            ));
+        }
+        if let Some(criterion) = self.criterion.as_mut() {
+            pairs::criterion_sides(criterion, &id, self.stream, ours, cub);
+        }
     }
 
     /// Reduce (sum) and inclusive scan (sum) of `n` items of `T`.

@@ -211,15 +211,15 @@ mod tests {
         assert_eq!(layout::scan_status_words(1024, 8), 2 * (1024 + 66));
         let big = 1 << 30;
         assert_eq!(layout::scan_tile_items(big, 4), 8192);
-        assert_eq!(layout::scan_tile_items(big, 8), 5120);
-        assert_eq!(layout::scan_tile_items(big, 2), 20480);
+        assert_eq!(layout::scan_tile_items(big, 8), 4096);
+        assert_eq!(layout::scan_tile_items(big, 2), 16384);
         assert_eq!(layout::scan_tile_items(big, 12), 3328);
         assert_eq!(layout::scan_tile_items(big, 3), 4096); // 16 stripes at most
         // Smaller inputs: tiles halve until there are 128 of them, down to one stripe.
         assert_eq!(layout::scan_tile_items(128 * 8192, 4), 8192);
         assert_eq!(layout::scan_tile_items(127 * 8192, 4), 4096);
-        assert_eq!(layout::scan_tile_items(1 << 20, 8), 5120); // 205 tiles
-        assert_eq!(layout::scan_tile_items(1 << 18, 8), 1024); // 10 → 5 → 2 stripes
+        assert_eq!(layout::scan_tile_items(1 << 20, 8), 4096); // 256 tiles
+        assert_eq!(layout::scan_tile_items(1 << 18, 8), 2048); // 8 → 4 stripes
         assert_eq!(layout::scan_tile_items(1 << 16, 4), 1024);
         assert_eq!(layout::scan_tile_items(1, 4), 1024);
         assert_eq!(layout::scan_stripes(1 << 18, 12), 6); // 13 → 6

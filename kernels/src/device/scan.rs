@@ -27,15 +27,18 @@
 //! shard) without a second pass over the output.
 //!
 //! **Where the tile lives.** A block copies its tile into shared memory (`cp.async` on sm_80
-//! and newer: the loads hold no registers) and reads it twice: once to scan the stripes for
-//! the tile's aggregate, once to scan them again with the tile's prefix and store them. No
-//! item and no per-stripe prefix stays in a register through the look-back, so a scan thread
-//! needs 40 registers (4-byte items) to 59 (8-byte), and an SM keeps 6 tiles of 32 KiB (4-byte
-//! items) or 4 of 40 KiB (8-byte) in flight
-//! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). The second pass repeats the
-//! first one's arithmetic, so both see the same bits. Inputs of fewer than 128 full tiles get
-//! tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes), a
-//! function of the length alone), so they still spread over the multiprocessors.
+//! and newer: the loads hold no registers), *striped*: each of the warp's load instructions
+//! covers 512 contiguous bytes. It then reads it *blocked*: each lane folds its own
+//! consecutive items, so a warp runs one warp scan per pass, however many items it holds
+//! (CUB's `BlockLoad` / `BlockExchange` arrangement, through a [`swizzle`] instead of
+//! padding). After the look-back each lane reads its items again, scans them after its
+//! prefix and writes them back, and the warp stores them striped. No item stays in a
+//! register through the look-back, and each thread's prefix waits in shared memory, so a
+//! scan thread needs 40 registers (4- and 2-byte items) or 56 (8-byte): an SM keeps 6 tiles
+//! of 32 KiB (4 for 8-byte items) in flight
+//! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). Inputs of fewer than 128
+//! full tiles get tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes),
+//! a function of the length alone), so they still spread over the multiprocessors.
 //!
 //! The kernel keeps its own epoch in the control block ([`ScanControl`]): the last tile
 //! advances it once its prefix is known (by then every tile has read it), so a launch captured

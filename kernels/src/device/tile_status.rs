@@ -8,7 +8,7 @@
 //! run's flag in every word of a slot has the value: no fences, no acquire loads (which would
 //! invalidate L1 on every poll), and no clearing between runs.
 
-use crate::abi::layout::status_words_per_slot;
+use crate::abi::layout::{SCAN_GROUP, status_words_per_slot};
 use crate::instr::memory::{ld_relaxed_gpu_u64, st_relaxed_gpu_u64};
 use crate::warp::shfl::map_words;
 use bytemuck::Pod;
@@ -39,11 +39,16 @@ impl TileStatus {
     #[inline(always)]
     fn slot<A>(self, slot: Slot) -> *mut u64 {
         let c = self.capacity as usize;
-        // A group's two slots are adjacent: a lane reads both from one address.
-        let index = match slot {
-            Slot::Tile(t) => t as usize,
-            Slot::Group(g) => c + 2 * g as usize,
-            Slot::GroupPrefix(g) => c + 2 * g as usize + 1,
+        let groups = c / SCAN_GROUP + 1;
+        // One-word slots: a group's two slots are adjacent, so a lane reads both from one
+        // address (one register pair less in the look-back, which lets 4-byte scans fit 40
+        // registers). Wider slots: one array of group aggregates, then one of prefixes.
+        let index = match (slot, status_words_per_slot(size_of::<A>()) == 1) {
+            (Slot::Tile(t), _) => t as usize,
+            (Slot::Group(g), true) => c + 2 * g as usize,
+            (Slot::GroupPrefix(g), true) => c + 2 * g as usize + 1,
+            (Slot::Group(g), false) => c + g as usize,
+            (Slot::GroupPrefix(g), false) => c + groups + g as usize,
         };
         // SAFETY: in bounds for the tiles the host sized the status for.
         unsafe {
