@@ -30,11 +30,11 @@
 //! and newer: the loads hold no registers), *striped*: each of the warp's load instructions
 //! covers 512 contiguous bytes. It then reads it *blocked*: each lane folds its own
 //! consecutive items, so a warp runs one warp scan per pass, however many items it holds
-//! (CUB's `BlockLoad` / `BlockExchange` arrangement, through a [`swizzle`] instead of
-//! padding). After the look-back each lane reads its items again, scans them after its
-//! prefix and writes them back, and the warp stores them striped. No item stays in a
-//! register through the look-back, and each thread's prefix waits in shared memory, so a
-//! scan thread needs 40 registers (4- and 2-byte items) or 56 (8-byte): an SM keeps 6 tiles
+//! (CUB's `BlockLoad` / `BlockExchange` arrangement, through an XOR swizzle of the slots
+//! instead of padding). After the look-back each lane reads its items again, scans them
+//! after its prefix and writes them back, and the warp stores them striped. No item stays
+//! in a register through the look-back, and each thread's prefix waits in shared memory, so a
+//! scan thread needs 40 registers (4- and 2-byte items) or 59 (8-byte): an SM keeps 6 tiles
 //! of 32 KiB (4 for 8-byte items) in flight
 //! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). Inputs of fewer than 128
 //! full tiles get tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes),
@@ -187,7 +187,7 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 /// store instruction of the warp covers 512 contiguous bytes. They are scanned *blocked*:
 /// lane `l` reads vectors `l * stripes ..` from shared memory and folds them in order, so the
 /// warp runs one warp scan per pass, however many items it holds. 16-byte vectors are
-/// [`swizzle`]d in shared memory, so both arrangements read and write without bank
+/// swizzled in shared memory (`swizzle`), so both arrangements read and write without bank
 /// conflicts.
 ///
 /// # Safety
@@ -247,7 +247,7 @@ pub unsafe fn scan<
         let slots = (&raw mut (*shared).tile[warp_id]).cast::<[T; VEC]>();
         let striped = |s: usize| 32 * s + lane;
         let blocked = |j: usize| lane * stripes + j;
-        // The shared-space address of the warp's 16-byte vector `g`, in its [`swizzle`]d slot.
+        // The shared-space address of the warp's 16-byte vector `g`, in its `swizzle`d slot.
         let warp_shared = cvta_to_shared_u64(slots as u64);
         let shared_slot = |g: usize| warp_shared + (swizzle(g) * 16) as u64;
         let item_slot = |i: usize| {
