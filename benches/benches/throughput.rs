@@ -566,14 +566,13 @@ impl Bench<'_> {
             (self.copy_bw, "copy")
         };
         // Warm always; cold too where the data fits in L2 (else every run is cold anyway).
-        let cold = match self.sampler.fits_in_l2(bytes as usize) {
-            Ok(fits) => fits,
+        let mut modes = vec![pairs::L2::Warm];
+        match self.sampler.fits_in_l2(bytes as usize) {
+            Ok(true) => modes.push(pairs::L2::Cold),
+            Ok(false) => {}
             Err(e) => fail(&format!("{id}: {e}")),
-        };
-        for mode in [pairs::L2::Warm, pairs::L2::Cold] {
-            if mode == pairs::L2::Cold && !cold {
-                continue;
-            }
+        }
+        for mode in modes {
             let c = match self.sampler.compare(mode, ours, cub) {
                 Ok(c) => c,
                 Err(e) => fail(&format!("{id} {}: paired timing: {e}", mode.name())),
