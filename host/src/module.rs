@@ -123,6 +123,18 @@ unsafe impl Send for Kernel {}
 unsafe impl Sync for Kernel {}
 
 impl Kernel {
+    /// Blocks of `block` threads one multiprocessor holds at once
+    /// (`cuOccupancyMaxActiveBlocksPerMultiprocessor`, no dynamic shared memory); the kernel's
+    /// context must be bound.
+    pub(crate) fn resident_blocks(&self, block: u32) -> Result<u32, Error> {
+        // SAFETY: a function of a loaded module; the query only reads its attributes.
+        let n = unsafe {
+            result::occupancy::max_active_block_per_multiprocessor(self.raw, block as i32, 0)
+        }
+        .during("occupancy query")?;
+        Ok(n.max(1) as u32)
+    }
+
     /// Enqueues the kernel on `stream` with one parameter, `params`, passed by value.
     ///
     /// # Safety

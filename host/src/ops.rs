@@ -4,7 +4,7 @@
 use crate::element::{ArgElement, ArgOp, DeviceOp, Element, identity};
 use crate::error::Error;
 use crate::module::Kernel;
-use crate::queue::{Queue, ScanKind};
+use crate::queue::{Queue, ScanKind, ScanPass};
 use bytemuck::Pod;
 use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceSlice};
 
@@ -166,7 +166,7 @@ impl Queue {
             input.len,
             set.item_bytes,
             kind,
-            0,
+            ScanPass::Single { carry: 0 },
         )
     }
 

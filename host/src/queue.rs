@@ -8,6 +8,7 @@ use cudarc::driver::{
     CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, ValidAsZeroBits, result, sys,
 };
 use std::sync::Arc;
+use warpkit::abi::params::scan_pass;
 use warpkit::abi::{layout, params};
 use warpkit::device::tuning::{REDUCE_BLOCKS_PER_SM, REDUCE_THREADS, ROWS_THREADS, SCAN_THREADS};
 
@@ -106,6 +107,19 @@ pub(crate) fn scan_tiles(len: usize, item_bytes: usize) -> Result<usize, Error> 
         });
     }
     Ok(tiles)
+}
+
+/// How a scan launch finds each tile's prefix ([`params::Scan::pass`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ScanPass {
+    /// Read, scan and write with the look-back. `carry`: 0, or the device address of one
+    /// accumulator combined in front of every output ([`params::Scan::carry`]).
+    Single { carry: u64 },
+    /// Tile `t`'s total to `tiles[t]`: room for [`scan_tiles`] accumulators (nothing is
+    /// written to the output).
+    TileTotals { tiles: u64 },
+    /// Tile `t` scanned after the accumulator `tiles[t]`, for each of the [`scan_tiles`].
+    FromTilePrefixes { tiles: u64 },
 }
 
 /// Tiles of scan status allocated at least (a power of two).
@@ -219,7 +233,12 @@ impl Queue {
     ) -> Result<(), Error> {
         debug_assert!(len > 0);
         let tiles = layout::reduce_tiles(len as u64, item_bytes);
-        let max = (self.wk.multiprocessors() * REDUCE_BLOCKS_PER_SM) as u64;
+        // A grid that is resident at once: a second, partial wave would leave most of the
+        // machine idle at the end (wide arg-reduce accumulators take more registers).
+        let per_sm = kernel
+            .resident_blocks(REDUCE_THREADS)?
+            .min(REDUCE_BLOCKS_PER_SM);
+        let max = (self.wk.multiprocessors() * per_sm) as u64;
         let grid = tiles.clamp(1, max) as u32;
         let storage = self.reduce_storage(value_bytes)?;
         let params = params::Reduce {
@@ -272,9 +291,8 @@ impl Queue {
         r.during("write identity")
     }
 
-    /// Enqueues scan `kernel` of `len` items of `item_bytes` (status slots sized for them).
-    /// `carry`: 0, or the device address of one accumulator combined in front of every output
-    /// ([`params::Scan::carry`]).
+    /// Enqueues scan `kernel` of `len` items of `item_bytes` (status slots sized for them),
+    /// as the `pass` says.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn enqueue_scan(
         &mut self,
@@ -284,7 +302,7 @@ impl Queue {
         len: usize,
         item_bytes: usize,
         kind: ScanKind,
-        carry: u64,
+        pass: ScanPass,
     ) -> Result<(), Error> {
         if len == 0 {
             return Ok(());
@@ -299,13 +317,24 @@ impl Queue {
             control: storage.control.ptr,
             capacity: storage.capacity as u32,
             exclusive: (kind == ScanKind::Exclusive) as u32,
-            carry,
+            carry: match pass {
+                ScanPass::Single { carry } => carry,
+                _ => 0,
+            },
             stripes: layout::scan_stripes(len as u64, item_bytes),
-            padding: 0,
+            pass: match pass {
+                ScanPass::Single { .. } => scan_pass::SINGLE,
+                ScanPass::TileTotals { .. } => scan_pass::TILE_TOTALS,
+                ScanPass::FromTilePrefixes { .. } => scan_pass::FROM_TILE_PREFIXES,
+            },
+            tiles: match pass {
+                ScanPass::Single { .. } => 0,
+                ScanPass::TileTotals { tiles } | ScanPass::FromTilePrefixes { tiles } => tiles,
+            },
         };
         // SAFETY: scan kernels take `params::Scan`; one block per tile; the status has room for
         // `capacity ≥ tiles` tiles of this item size and was zeroed when allocated; the
-        // kernel keeps the control block (epoch) itself.
+        // kernel keeps the control block (epoch) itself; `pass` holds what its variant says.
         unsafe {
             kernel.launch(
                 &self.stream,

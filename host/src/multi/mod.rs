@@ -12,11 +12,14 @@
 //!   used: it knows only sum/prod/min/max of its own types, its float order is not fixed, and
 //!   its min/max do not follow warpkit's NaN and signed-zero rules. The all-gather moves bytes,
 //!   so every type and operator works (custom ones too), and every GPU computes the same bits.
-//! - **scan**: each GPU reduces its shard (its total), the totals are all-gathered, GPU `r`
-//!   reduces the totals of ranks `0..r` into its carry, and scans its shard with that carry-in
-//!   (`params::Scan::carry`: the carry is combined into each thread's prefix inside the scan
-//!   kernel, so there is no second pass over the output). Traffic per GPU: one read for the
-//!   total plus the scan's read and write.
+//! - **scan**: a reduce-then-scan over the scan kernel's own tiles
+//!   (`warpkit::abi::params::scan_pass`). Each GPU writes its shard's tile totals (a read-only
+//!   pass of the scan kernel) and reduces them to its shard's total; the totals are
+//!   all-gathered; GPU `r` reduces the totals of ranks `0..r` into its carry, scans its tile
+//!   totals exclusively after that carry, and scans its shard with each tile starting from its
+//!   prefix (no look-back). Traffic per GPU: one read, then a read and a write at copy speed.
+//!   A single-pass scan would wait for the carry before it could write anything, so it would
+//!   cost a read *plus* a whole single-pass scan. One rank alone runs the single-pass scan.
 //! - **arg-min/arg-max** ([`MultiGpu::arg_reduce`]): each GPU arg-reduces its shard, one
 //!   record per rank (shard length, winner's index and value) is all-gathered, and every
 //!   process folds the records in rank order on the host with the library's rules: the
@@ -62,9 +65,8 @@ use crate::context::{Warpkit, open_device};
 use crate::custom::CustomKernels;
 use crate::element::{DeviceOp, Element};
 use crate::error::{During as _, Error};
-use crate::module::Kernel;
 use crate::ops::{Range, Set, check_output};
-use crate::queue::{Buffer, Queue, ScanKind, scan_tiles};
+use crate::queue::{Buffer, Queue, ScanKind, ScanPass, scan_tiles};
 use bytemuck::Pod;
 use cudarc::driver::{
     CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DeviceSlice, SyncOnDrop,
@@ -79,7 +81,8 @@ use warpkit::ops::ReduceOp;
 struct Rank {
     rank: usize,
     queue: Queue,
-    /// `world` gathered values, then this rank's value, then its carry (16-byte aligned).
+    /// `world` gathered values, this rank's value, its carry, then the scan's tile values
+    /// (each part 16-byte aligned).
     scratch: Option<Buffer<u8>>,
     comm: Comm,
 }
@@ -90,6 +93,8 @@ struct Slots {
     gathered: u64,
     mine: u64,
     carry: u64,
+    /// Room for the tiles the slots were asked for, one value each.
+    tiles: u64,
 }
 
 const fn round16(x: usize) -> usize {
@@ -97,28 +102,30 @@ const fn round16(x: usize) -> usize {
 }
 
 impl Rank {
-    fn slots(&mut self, world: usize, bytes: usize) -> Result<Slots, Error> {
-        let need = round16(world * bytes) + 2 * round16(bytes);
+    fn slots(&mut self, world: usize, bytes: usize, tiles: usize) -> Result<Slots, Error> {
+        let need = round16(world * bytes) + 2 * round16(bytes) + tiles * bytes;
         if self.scratch.as_ref().is_none_or(|b| b.len < need) {
             self.scratch = None;
             self.scratch = Some(Buffer::new(&self.queue.stream, need.max(256), false)?);
         }
         let base = self.scratch.as_ref().expect("just allocated").ptr;
         let mine = base + round16(world * bytes) as u64;
+        let carry = mine + round16(bytes) as u64;
         Ok(Slots {
             gathered: base,
             mine,
-            carry: mine + round16(bytes) as u64,
+            carry,
+            tiles: carry + round16(bytes) as u64,
         })
     }
 }
 
-/// The kernels one rank runs for one operation: the shard's kernels and the reduce of the
-/// value type that folds the gathered values.
+/// The kernels one rank runs for one operation: the shard's kernels, and those of the value
+/// type that fold the gathered values and scan the tile totals.
 #[derive(Clone, Copy)]
 struct Plan {
     set: Set,
-    fold: Kernel,
+    fold: Set,
 }
 
 /// Several GPUs and their NCCL communicators: sharded reduce and scan ([module docs](self)).
@@ -405,7 +412,7 @@ impl MultiGpu {
             .iter()
             .map(|r| Plan {
                 set: r.queue.set::<T, O>(),
-                fold: r.queue.set::<T::Accum, O>().reduce,
+                fold: r.queue.set::<T::Accum, O>(),
             })
             .collect()
     }
@@ -582,32 +589,27 @@ pub(crate) fn check_scan(
     Ok(())
 }
 
-/// Each rank's value (its shard reduced, or the identity) into its `mine` slot, then the
-/// all-gather of those slots into `gathered` on every rank.
+/// Each rank's value into its `mine` slot (`value`: the identity for an empty shard, else
+/// what the closure enqueues), then the all-gather of those slots into `gathered` on every
+/// rank. `tiles`: room for that many tile values per rank.
 fn gather_values(
     ranks: &mut [Rank],
     world: usize,
     plans: &[Plan],
     inputs: &[Range],
     identity: &[u8],
+    tiles: impl Fn(Range) -> Result<usize, Error>,
+    mut value: impl FnMut(&mut Queue, &Plan, Range, Slots) -> Result<(), Error>,
 ) -> Result<Vec<Slots>, Error> {
-    let bytes = plans[0].set.value_bytes;
+    let bytes = plans[0].fold.value_bytes;
     let mut slots = Vec::new();
-    for ((rank, plan), input) in ranks.iter_mut().zip(plans).zip(inputs) {
+    for ((rank, plan), &input) in ranks.iter_mut().zip(plans).zip(inputs) {
         rank.queue.bind()?;
-        let s = rank.slots(world, bytes)?;
+        let s = rank.slots(world, bytes, tiles(input)?)?;
         if input.len == 0 {
             rank.queue.write_bytes(s.mine, identity)?;
         } else {
-            let set = plan.set;
-            rank.queue.enqueue_reduce(
-                set.reduce,
-                input.ptr,
-                input.len,
-                set.item_bytes,
-                bytes,
-                Some(s.mine),
-            )?;
+            value(&mut rank.queue, plan, input, s)?;
         }
         slots.push(s);
     }
@@ -638,17 +640,43 @@ fn run_reduce(
     outputs: &[Range],
     identity: &[u8],
 ) -> Result<(), Error> {
-    let slots = gather_values(ranks, world, plans, inputs, identity)?;
-    let bytes = plans[0].set.value_bytes;
+    let reduce_shard = |queue: &mut Queue, plan: &Plan, input: Range, s: Slots| {
+        let set = plan.set;
+        queue.enqueue_reduce(
+            set.reduce,
+            input.ptr,
+            input.len,
+            set.item_bytes,
+            set.value_bytes,
+            Some(s.mine),
+        )
+    };
+    let slots = gather_values(
+        ranks,
+        world,
+        plans,
+        inputs,
+        identity,
+        |_| Ok(0),
+        reduce_shard,
+    )?;
+    let bytes = plans[0].fold.value_bytes;
     for (((rank, plan), s), o) in ranks.iter_mut().zip(plans).zip(&slots).zip(outputs) {
         rank.queue.bind()?;
         // The same fold of the same `world` values in rank order on every GPU.
-        rank.queue
-            .enqueue_reduce(plan.fold, s.gathered, world, bytes, bytes, Some(o.ptr))?;
+        rank.queue.enqueue_reduce(
+            plan.fold.reduce,
+            s.gathered,
+            world,
+            bytes,
+            bytes,
+            Some(o.ptr),
+        )?;
     }
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_scan(
     ranks: &mut [Rank],
     world: usize,
@@ -658,33 +686,70 @@ fn run_scan(
     kind: ScanKind,
     identity: &[u8],
 ) -> Result<(), Error> {
-    let slots = gather_values(ranks, world, plans, inputs, identity)?;
-    let bytes = plans[0].set.value_bytes;
-    for ((((rank, plan), s), i), o) in ranks
+    let item = plans[0].set.item_bytes;
+    if world == 1 {
+        // Nothing comes before the only shard: the single-pass scan.
+        let (set, i, o) = (plans[0].set, inputs[0], outputs[0]);
+        let queue = &mut ranks[0].queue;
+        queue.bind()?;
+        let pass = ScanPass::Single { carry: 0 };
+        return queue.enqueue_scan(set.scan, i.ptr, o.ptr, i.len, item, kind, pass);
+    }
+    let shard_tiles = |input: Range| scan_tiles(input.len, item);
+    // The shard's tile totals, then their fold: the shard's total.
+    let tile_totals = |queue: &mut Queue, plan: &Plan, input: Range, s: Slots| {
+        let (set, fold) = (plan.set, plan.fold);
+        let pass = ScanPass::TileTotals { tiles: s.tiles };
+        queue.enqueue_scan(set.scan, input.ptr, 0, input.len, item, kind, pass)?;
+        let bytes = fold.value_bytes;
+        let tiles = shard_tiles(input)?;
+        queue.enqueue_reduce(fold.reduce, s.tiles, tiles, bytes, bytes, Some(s.mine))
+    };
+    let slots = gather_values(
+        ranks,
+        world,
+        plans,
+        inputs,
+        identity,
+        shard_tiles,
+        tile_totals,
+    )?;
+    let bytes = plans[0].fold.value_bytes;
+    for ((((rank, plan), s), &i), o) in ranks
         .iter_mut()
         .zip(plans)
         .zip(&slots)
         .zip(inputs)
         .zip(outputs)
     {
-        rank.queue.bind()?;
+        if i.len == 0 {
+            continue;
+        }
+        let queue = &mut rank.queue;
+        queue.bind()?;
         // The carry of rank r: the totals of ranks 0..r folded by the reduce kernel.
         let carry = if rank.rank == 0 {
             0
         } else {
-            rank.queue.enqueue_reduce(
-                plan.fold,
-                s.gathered,
-                rank.rank,
-                bytes,
-                bytes,
-                Some(s.carry),
-            )?;
+            let fold = plan.fold.reduce;
+            queue.enqueue_reduce(fold, s.gathered, rank.rank, bytes, bytes, Some(s.carry))?;
             s.carry
         };
-        let set = plan.set;
-        rank.queue
-            .enqueue_scan(set.scan, i.ptr, o.ptr, i.len, set.item_bytes, kind, carry)?;
+        // Each tile's prefix: the carry, then the totals of the tiles before it.
+        let tiles = shard_tiles(i)?;
+        let pass = ScanPass::Single { carry };
+        let exclusive = ScanKind::Exclusive;
+        queue.enqueue_scan(
+            plan.fold.scan,
+            s.tiles,
+            s.tiles,
+            tiles,
+            bytes,
+            exclusive,
+            pass,
+        )?;
+        let pass = ScanPass::FromTilePrefixes { tiles: s.tiles };
+        queue.enqueue_scan(plan.set.scan, i.ptr, o.ptr, i.len, item, kind, pass)?;
     }
     Ok(())
 }
@@ -701,7 +766,7 @@ impl<T: Pod, Op: ReduceOp<T>> MultiCustom<'_, T, Op> {
             .iter()
             .map(|k| Plan {
                 set: k.set,
-                fold: k.set.reduce,
+                fold: k.set,
             })
             .collect()
     }

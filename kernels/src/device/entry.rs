@@ -157,7 +157,8 @@ macro_rules! custom_kernels {
 #[cfg(all(target_arch = "nvptx64", feature = "kernels"))]
 mod library {
     use crate::ops::half::Half16;
-    use crate::ops::{ArgMax, ArgMin, Indexed, Max, Min, Sum};
+    use crate::ops::ranked::{LowestRank, Rankable, Ranked};
+    use crate::ops::{ArgMax, ArgMin, Max, Min, Sum};
     use half::{bf16, f16};
 
     macro_rules! library {
@@ -176,8 +177,10 @@ mod library {
                     $ty, $ty, $op, |x| x, |x| x);
             )*
             $(
-                crate::__reduce_kernel!(crate::kernel_name!(reduce, $arg_name, $ty), $ty, Indexed<$ty, $idx>, $arg,
-                    |i, x| Indexed { value: x, index: i as $idx }, |x| x);
+                crate::__reduce_kernel!(crate::kernel_name!(reduce, $arg_name, $ty), $ty,
+                    Ranked<<$ty as Rankable>::Rank, $idx>, LowestRank,
+                    |i, x| Ranked::of::<$ty, $arg>(x, i as $idx),
+                    |r: Ranked<<$ty as Rankable>::Rank, $idx>| r.indexed::<$ty, $arg>());
             )*
         };
     }

@@ -14,8 +14,8 @@
 //! The block that takes the last ticket of the counter combines the partials in block (tile)
 //! order and resets the counter, so the kernel needs no second launch and no clearing.
 
-use super::Vector;
 use super::tuning::{REDUCE_THREADS, REDUCE_UNROLL, vectorizes};
+use super::{Vector, unrolled};
 use crate::abi::layout::reduce_tile_items;
 use crate::abi::params;
 use crate::block::{self, TempStorage};
@@ -159,21 +159,31 @@ unsafe fn grid_strided<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         }
         let vectors = input.add(head) as *const Vector<T, VEC>;
         let mut i = global;
+        // Independent chains of combines (one per vector in flight; two for 16-byte
+        // accumulators, which need the registers), so operators of several instructions
+        // (arg-min/max, float min/max) do not serialise on one.
+        let chains_used = const { if size_of::<A>() > 8 { 2 } else { REDUCE_UNROLL } };
+        let mut chains = [op.identity(); REDUCE_UNROLL];
         while i + (REDUCE_UNROLL - 1) * stride < body {
             let mut loaded = [Vector([T::zeroed(); VEC]); REDUCE_UNROLL];
             #[allow(clippy::needless_range_loop)] // index loops unroll; array iterators do not
             for u in 0..REDUCE_UNROLL {
                 loaded[u] = *vectors.add(i + u * stride);
             }
-            #[allow(clippy::needless_range_loop)]
-            for u in 0..REDUCE_UNROLL {
+            unrolled::<REDUCE_UNROLL>(|u| {
                 let first = head + (i + u * stride) * VEC;
                 for e in 0..VEC {
-                    acc = op.combine(acc, load(first + e, loaded[u].0[e]));
+                    let c = u % chains_used;
+                    chains[c] = op.combine(chains[c], load(first + e, loaded[u].0[e]));
                 }
-            }
+            });
             i += REDUCE_UNROLL * stride;
         }
+        unrolled::<REDUCE_UNROLL>(|c| {
+            if c < chains_used {
+                acc = op.combine(acc, chains[c]);
+            }
+        });
         while i < body {
             let v = *vectors.add(i);
             for e in 0..VEC {

@@ -40,6 +40,12 @@
 //! full tiles get tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes),
 //! a function of the length alone), so they still spread over the multiprocessors.
 //!
+//! **Two passes instead of one** ([`params::Scan::pass`]): the same kernel can instead write
+//! each tile's total (a read-only pass, [`scan_pass::TILE_TOTALS`]) and, once the caller has
+//! scanned those totals, scan each tile after its given prefix with no look-back
+//! ([`scan_pass::FROM_TILE_PREFIXES`]). The tiles, and the order in which each tile combines
+//! its items, are those of the single pass.
+//!
 //! The kernel keeps its own epoch in the control block ([`ScanControl`]): the last tile
 //! advances it once its prefix is known (by then every tile has read it), so a launch captured
 //! in a CUDA graph is correct on every replay and needs no initialisation launch.
@@ -49,7 +55,7 @@ use super::tile_status::{Slot, TileStatus};
 use super::tuning::{SCAN_THREADS, vectorizes};
 use super::{Vector, unrolled};
 use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
-use crate::abi::params;
+use crate::abi::params::{self, scan_pass};
 use crate::block;
 use crate::block::TempStorage;
 use crate::instr::LaneMask;
@@ -319,6 +325,12 @@ pub unsafe fn scan<
         }
         let (warp_prefix, tile_total) =
             block::scan_warp_totals(warp_total, op, &(*shared).warp_totals);
+        if p.pass == scan_pass::TILE_TOTALS {
+            if tid == 0 {
+                *(p.tiles as *mut A).add(tile as usize) = tile_total;
+            }
+            return;
+        }
         // Everything of the tile before the thread's items: kept in shared memory through the
         // look-back rather than in a register, as the look-back needs the registers.
         // (`saved` is only formed when the array has a slot per thread.)
@@ -341,7 +353,9 @@ pub unsafe fn scan<
         let advance_epoch =
             || (*control).epoch = if epoch + 1 == MAX_EPOCH { 0 } else { epoch + 1 };
         let mut run = thread_prefix();
-        if tile > 0 {
+        if p.pass == scan_pass::FROM_TILE_PREFIXES {
+            run = op.combine(*(p.tiles as *const A).add(tile as usize), run);
+        } else if tile > 0 {
             if tid == 0 {
                 status.publish(Slot::Tile(tile), tile_total);
             }

@@ -4,7 +4,8 @@
 
 /// Threads per block of the device reduce.
 pub const REDUCE_THREADS: u32 = 256;
-/// Resident blocks per multiprocessor the reduce grid is sized for.
+/// Resident blocks per multiprocessor the reduce grid is sized for (fewer where the kernel's
+/// registers do not allow as many: the host asks the driver).
 pub const REDUCE_BLOCKS_PER_SM: u32 = 4;
 /// 16-byte loads each thread of the reduce has in flight per loop step.
 pub const REDUCE_UNROLL: usize = 4;

@@ -10,6 +10,7 @@
 use crate::instr::LaneMask;
 
 pub mod half;
+pub mod ranked;
 
 /// An associative operator with an identity.
 pub trait ReduceOp<T>: Copy {

@@ -1,0 +1,273 @@
+//! The accumulator of the device arg-reduce: each candidate as an unsigned *rank* of its value
+//! beside its index, so that combining two candidates is a lexicographic minimum of
+//! `(rank, index)` (a 64-bit integer minimum for 32-bit values) instead of the NaN, signed-zero
+//! and tie cases of [`ArgMin`]/[`ArgMax`] on [`Indexed`] values.
+//!
+//! The rank orders values as those operators do: the smaller rank wins, so arg-max ranks the
+//! larger value lower; floats follow the IEEE total order on numbers (`-0.0` before `+0.0`),
+//! and every NaN takes the largest rank, the identity's, so a number always beats it and an
+//! all-NaN input gives the canonical NaN at its lowest index. Equal ranks keep the lower index.
+//! [`Ranked::indexed`] turns the winner back into the value and index those operators give.
+
+use super::{ArgMax, ArgMin, ArgValue, Float, Indexed, ReduceOp};
+
+/// Which way an arg-reduce goes.
+pub trait ArgDirection: Copy {
+    /// `true` for arg-max.
+    const MAX: bool;
+}
+
+impl ArgDirection for ArgMin {
+    const MAX: bool = false;
+}
+
+impl ArgDirection for ArgMax {
+    const MAX: bool = true;
+}
+
+/// A value type the device arg-reduce ranks: `rank` is a bijection from values to `Rank` on
+/// numbers (order-preserving for arg-min, reversing for arg-max), every NaN to `Rank::MAX`.
+pub trait Rankable: ArgValue {
+    /// The unsigned integer of the value's width.
+    type Rank: Copy + Ord;
+    fn rank(self, max: bool) -> Self::Rank;
+    /// The value of a rank; `Rank::MAX` is the canonical NaN for floats.
+    fn unrank(rank: Self::Rank, max: bool) -> Self;
+}
+
+macro_rules! unsigned_rankable {
+    ($($t:ty),*) => {$(
+        impl Rankable for $t {
+            type Rank = $t;
+            #[inline(always)]
+            fn rank(self, max: bool) -> $t { if max { !self } else { self } }
+            #[inline(always)]
+            fn unrank(rank: $t, max: bool) -> $t { if max { !rank } else { rank } }
+        }
+    )*};
+}
+
+unsigned_rankable!(u32, u64);
+
+macro_rules! signed_rankable {
+    ($($t:ty, $u:ty);*) => {$(
+        impl Rankable for $t {
+            type Rank = $u;
+            /// The sign bit flipped: two's complement order as unsigned order.
+            #[inline(always)]
+            fn rank(self, max: bool) -> $u { (self as $u ^ (1 << (<$u>::BITS - 1))).rank(max) }
+            #[inline(always)]
+            fn unrank(rank: $u, max: bool) -> $t {
+                (<$u>::unrank(rank, max) ^ (1 << (<$u>::BITS - 1))) as $t
+            }
+        }
+    )*};
+}
+
+signed_rankable!(i32, u32; i64, u64);
+
+macro_rules! float_rankable {
+    ($($t:ty, $u:ty);*) => {$(
+        impl Rankable for $t {
+            type Rank = $u;
+            /// Negative numbers' bits inverted, positive ones' sign bit set: the total order
+            /// on numbers as unsigned order. A number's rank is never `MAX` either way.
+            #[inline(always)]
+            fn rank(self, max: bool) -> $u {
+                const SIGN: $u = 1 << (<$u>::BITS - 1);
+                if self.is_nan() {
+                    return <$u>::MAX;
+                }
+                let bits = self.to_bits();
+                let ordered = if bits & SIGN != 0 { !bits } else { bits | SIGN };
+                ordered.rank(max)
+            }
+            #[inline(always)]
+            fn unrank(rank: $u, max: bool) -> $t {
+                const SIGN: $u = 1 << (<$u>::BITS - 1);
+                if rank == <$u>::MAX {
+                    return <$t as Float>::CANONICAL_NAN;
+                }
+                let ordered = <$u>::unrank(rank, max);
+                <$t>::from_bits(if ordered & SIGN != 0 { ordered & !SIGN } else { !ordered })
+            }
+        }
+    )*};
+}
+
+float_rankable!(f32, u32; f64, u64);
+
+/// A candidate of the device arg-reduce: its value's rank and its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Ranked<R, I> {
+    pub rank: R,
+    pub index: I,
+}
+
+// SAFETY: two fields of the same size and alignment: no padding, any bits valid.
+unsafe impl bytemuck::Zeroable for Ranked<u32, u32> {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Ranked<u32, u32> {}
+// SAFETY: as above.
+unsafe impl bytemuck::Zeroable for Ranked<u64, u64> {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Ranked<u64, u64> {}
+
+impl<R: Copy, I: Copy> Ranked<R, I> {
+    /// The candidate `value` at `index` for the arg-reduce `D`.
+    #[inline(always)]
+    pub fn of<T: Rankable<Rank = R>, D: ArgDirection>(value: T, index: I) -> Self {
+        Ranked {
+            rank: value.rank(D::MAX),
+            index,
+        }
+    }
+
+    /// The value and index the arg-reduce `D` gives for this winner.
+    #[inline(always)]
+    pub fn indexed<T: Rankable<Rank = R>, D: ArgDirection>(self) -> Indexed<T, I> {
+        Indexed {
+            value: T::unrank(self.rank, D::MAX),
+            index: self.index,
+        }
+    }
+}
+
+/// The lowest `(rank, index)`: the winner of an arg-reduce over [`Ranked`] candidates.
+/// The identity, `(MAX, MAX)`, loses to every candidate of an input shorter than `I::MAX`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LowestRank;
+
+impl ReduceOp<Ranked<u32, u32>> for LowestRank {
+    #[inline(always)]
+    fn identity(self) -> Ranked<u32, u32> {
+        Ranked {
+            rank: u32::MAX,
+            index: u32::MAX,
+        }
+    }
+    #[inline(always)]
+    fn combine(self, a: Ranked<u32, u32>, b: Ranked<u32, u32>) -> Ranked<u32, u32> {
+        let key = |r: Ranked<u32, u32>| (r.rank as u64) << 32 | r.index as u64;
+        let lowest = key(a).min(key(b));
+        Ranked {
+            rank: (lowest >> 32) as u32,
+            index: lowest as u32,
+        }
+    }
+    const ORDER_INDEPENDENT: bool = true;
+}
+
+impl ReduceOp<Ranked<u64, u64>> for LowestRank {
+    #[inline(always)]
+    fn identity(self) -> Ranked<u64, u64> {
+        Ranked {
+            rank: u64::MAX,
+            index: u64::MAX,
+        }
+    }
+    #[inline(always)]
+    fn combine(self, a: Ranked<u64, u64>, b: Ranked<u64, u64>) -> Ranked<u64, u64> {
+        if (b.rank, b.index) < (a.rank, a.index) {
+            b
+        } else {
+            a
+        }
+    }
+    const ORDER_INDEPENDENT: bool = true;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pair of candidates drawn from tricky values: ranking, combining and turning back
+    /// gives what `ArgMin`/`ArgMax` give on the values themselves, bits included.
+    fn agrees<T, R, I>(values: &[T], index: impl Fn(usize) -> I)
+    where
+        T: Rankable<Rank = R> + core::fmt::Debug,
+        R: Copy + Ord,
+        I: Copy + PartialOrd + core::fmt::Debug + PartialEq,
+        LowestRank: ReduceOp<Ranked<R, I>>,
+        ArgMin: ReduceOp<Indexed<T, I>>,
+        ArgMax: ReduceOp<Indexed<T, I>>,
+        Indexed<T, I>: bytemuck::Pod,
+    {
+        fn check<T, R, I, D>(a: Indexed<T, I>, b: Indexed<T, I>, op: D)
+        where
+            T: Rankable<Rank = R> + core::fmt::Debug,
+            R: Copy + Ord,
+            I: Copy + PartialOrd + core::fmt::Debug + PartialEq,
+            D: ArgDirection + ReduceOp<Indexed<T, I>>,
+            LowestRank: ReduceOp<Ranked<R, I>>,
+            Indexed<T, I>: bytemuck::Pod,
+        {
+            let want = op.combine(a, b);
+            let ranked = LowestRank.combine(
+                Ranked::of::<T, D>(a.value, a.index),
+                Ranked::of::<T, D>(b.value, b.index),
+            );
+            let got: Indexed<T, I> = ranked.indexed::<T, D>();
+            assert_eq!(
+                bytemuck::bytes_of(&got),
+                bytemuck::bytes_of(&want),
+                "max={} {a:?} {b:?}: got {got:?}, want {want:?}",
+                D::MAX
+            );
+        }
+        for (i, &x) in values.iter().enumerate() {
+            for (j, &y) in values.iter().enumerate() {
+                for (ix, iy) in [(index(i), index(j)), (index(1), index(1))] {
+                    let a = Indexed {
+                        value: x,
+                        index: ix,
+                    };
+                    let b = Indexed {
+                        value: y,
+                        index: iy,
+                    };
+                    check(a, b, ArgMin);
+                    check(a, b, ArgMax);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ranked_candidates_combine_as_arg_min_and_arg_max() {
+        let f32s = [
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7fc0_0001),
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            f32::MIN_POSITIVE,
+            -f32::from_bits(1),
+            f32::MAX,
+            f32::MIN,
+        ];
+        agrees::<f32, u32, u32>(&f32s, |i| i as u32 * 7 % 5);
+        let f64s = f32s.map(|x| x as f64);
+        agrees::<f64, u64, u64>(&f64s, |i| i as u64 * 7 % 5);
+        agrees::<u32, u32, u32>(&[0, 1, 7, u32::MAX, 0x8000_0000], |i| i as u32 % 3);
+        agrees::<i32, u32, u32>(&[0, 1, -1, i32::MIN, i32::MAX, -7], |i| i as u32 % 3);
+        agrees::<u64, u64, u64>(&[0, 1, u64::MAX, 1 << 63], |i| i as u64 % 3);
+        agrees::<i64, u64, u64>(&[0, -1, i64::MIN, i64::MAX, 9], |i| i as u64 % 3);
+    }
+
+    #[test]
+    fn the_identity_loses_and_all_nan_gives_the_canonical_nan_at_the_lowest_index() {
+        let nan = Ranked::of::<f32, ArgMin>(f32::from_bits(0xffc0_0000), 9u32);
+        let first = Ranked::of::<f32, ArgMin>(f32::NAN, 4u32);
+        let got = LowestRank.combine(LowestRank.combine(LowestRank.identity(), nan), first);
+        let got: Indexed<f32, u32> = got.indexed::<f32, ArgMin>();
+        assert_eq!((got.value.to_bits(), got.index), (0x7fff_ffff, 4));
+        let max_u32 = Ranked::of::<u32, ArgMin>(u32::MAX, 3u32);
+        assert_eq!(LowestRank.combine(LowestRank.identity(), max_u32), max_u32);
+    }
+}
