@@ -117,9 +117,24 @@ pub(crate) enum ScanPass {
     Single { carry: u64 },
     /// Tile `t`'s total to `tiles[t]`: room for [`scan_tiles`] accumulators (nothing is
     /// written to the output).
+    #[cfg(feature = "nccl")]
     TileTotals { tiles: u64 },
     /// Tile `t` scanned after the accumulator `tiles[t]`, for each of the [`scan_tiles`].
+    #[cfg(feature = "nccl")]
     FromTilePrefixes { tiles: u64 },
+}
+
+impl ScanPass {
+    /// `(params::Scan::pass, params::Scan::carry, params::Scan::tiles)` for this pass.
+    fn fields(self) -> (u32, u64, u64) {
+        match self {
+            Self::Single { carry } => (scan_pass::SINGLE, carry, 0),
+            #[cfg(feature = "nccl")]
+            Self::TileTotals { tiles } => (scan_pass::TILE_TOTALS, 0, tiles),
+            #[cfg(feature = "nccl")]
+            Self::FromTilePrefixes { tiles } => (scan_pass::FROM_TILE_PREFIXES, 0, tiles),
+        }
+    }
 }
 
 /// Tiles of scan status allocated at least (a power of two).
@@ -309,6 +324,7 @@ impl Queue {
         }
         let tiles = scan_tiles(len, item_bytes)?;
         let storage = self.scan_storage(tiles, item_bytes)?;
+        let (pass_code, carry, tile_prefixes) = pass.fields();
         let params = params::Scan {
             input,
             output,
@@ -317,20 +333,10 @@ impl Queue {
             control: storage.control.ptr,
             capacity: storage.capacity as u32,
             exclusive: (kind == ScanKind::Exclusive) as u32,
-            carry: match pass {
-                ScanPass::Single { carry } => carry,
-                _ => 0,
-            },
+            carry,
             stripes: layout::scan_stripes(len as u64, item_bytes),
-            pass: match pass {
-                ScanPass::Single { .. } => scan_pass::SINGLE,
-                ScanPass::TileTotals { .. } => scan_pass::TILE_TOTALS,
-                ScanPass::FromTilePrefixes { .. } => scan_pass::FROM_TILE_PREFIXES,
-            },
-            tiles: match pass {
-                ScanPass::Single { .. } => 0,
-                ScanPass::TileTotals { tiles } | ScanPass::FromTilePrefixes { tiles } => tiles,
-            },
+            pass: pass_code,
+            tiles: tile_prefixes,
         };
         // SAFETY: scan kernels take `params::Scan`; one block per tile; the status has room for
         // `capacity ≥ tiles` tiles of this item size and was zeroed when allocated; the
