@@ -112,7 +112,7 @@ impl Drop for Module {
 
 /// A kernel of a loaded [`Module`]. Valid while the module is: the tables that hold kernels
 /// hold the module too.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Kernel {
     raw: sys::CUfunction,
 }

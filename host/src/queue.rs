@@ -47,6 +47,9 @@ pub struct Queue {
     reduce: Option<ReduceStorage>,
     scan: Option<ScanStorage>,
     offsets: Option<Buffer<u64>>,
+    /// Reduce blocks per multiprocessor of each reduce kernel launched on this queue, asked of
+    /// the driver at its first launch (not on every launch: small reduces are host-bound).
+    reduce_blocks: Vec<(Kernel, u32)>,
 }
 
 /// A buffer the queue owns, with its address taken once (the queue orders its own uses on
@@ -147,13 +150,19 @@ impl Queue {
         if stream.context().cu_ctx() != wk.context().cu_ctx() {
             return Err(Error::WrongContext { op: "Queue::new" });
         }
-        Ok(Queue {
+        Ok(Queue::on(wk, stream.clone()))
+    }
+
+    /// A queue with no storage yet.
+    fn on(wk: &Warpkit, stream: Arc<CudaStream>) -> Queue {
+        Queue {
             wk: wk.clone(),
-            stream: stream.clone(),
+            stream,
             reduce: None,
             scan: None,
             offsets: None,
-        })
+            reduce_blocks: Vec::new(),
+        }
     }
 
     /// A queue on a stream created by another library (cust, PyTorch, ...).
@@ -164,13 +173,7 @@ impl Queue {
     pub unsafe fn from_raw_stream(wk: &Warpkit, stream: sys::CUstream) -> Queue {
         // SAFETY: forwarded to the caller.
         let stream = unsafe { wk.context().wrap_borrowed_stream(stream) };
-        Queue {
-            wk: wk.clone(),
-            stream,
-            reduce: None,
-            scan: None,
-            offsets: None,
-        }
+        Queue::on(wk, stream)
     }
 
     /// The stream this queue enqueues on.
@@ -250,9 +253,7 @@ impl Queue {
         let tiles = layout::reduce_tiles(len as u64, item_bytes);
         // A grid that is resident at once: a second, partial wave would leave most of the
         // machine idle at the end (wide arg-reduce accumulators take more registers).
-        let per_sm = kernel
-            .resident_blocks(REDUCE_THREADS)?
-            .min(REDUCE_BLOCKS_PER_SM);
+        let per_sm = self.reduce_blocks_per_sm(kernel)?;
         let max = (self.wk.multiprocessors() * per_sm) as u64;
         let grid = tiles.clamp(1, max) as u32;
         let storage = self.reduce_storage(value_bytes)?;
@@ -266,6 +267,19 @@ impl Queue {
         // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
         // values; the counter is zero; the callers checked input and output.
         unsafe { kernel.launch(&self.stream, grid, REDUCE_THREADS, &params, "reduce launch") }
+    }
+
+    /// Blocks of `kernel` the reduce grid puts on each multiprocessor: as many as are resident
+    /// at once, at most [`REDUCE_BLOCKS_PER_SM`].
+    fn reduce_blocks_per_sm(&mut self, kernel: Kernel) -> Result<u32, Error> {
+        if let Some(&(_, blocks)) = self.reduce_blocks.iter().find(|(k, _)| *k == kernel) {
+            return Ok(blocks);
+        }
+        let blocks = kernel
+            .resident_blocks(REDUCE_THREADS)?
+            .min(REDUCE_BLOCKS_PER_SM);
+        self.reduce_blocks.push((kernel, blocks));
+        Ok(blocks)
     }
 
     /// Copies `bytes` bytes of the result slot to the host, after the stream's work.
