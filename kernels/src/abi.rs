@@ -31,7 +31,8 @@ pub mod params {
         pub input: u64,
         pub output: u64,
         pub len: u64,
-        /// The tile status: [`super::layout::scan_status_words`] words, zeroed before first use.
+        /// The tile status: [`super::layout::scan_status_words`] words, zeroed before first use,
+        /// 16-byte aligned (two-word slots move as one vector).
         pub status: u64,
         /// A [`super::layout::ScanControl`], zeroed before first use; the kernel keeps it.
         pub control: u64,

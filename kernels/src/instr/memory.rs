@@ -70,6 +70,52 @@ ld_relaxed!(ld_relaxed_gpu_u64, u64, reg64, "ld.relaxed.gpu.u64");
 st_relaxed!(st_relaxed_gpu_u32, u32, reg32, "st.relaxed.gpu.u32");
 st_relaxed!(st_relaxed_gpu_u64, u64, reg64, "st.relaxed.gpu.u64");
 
+/// `ld.relaxed.gpu.v2.u64 {d0, d1}, [p]`: loads two `u64` from global memory in one
+/// instruction, each a relaxed (strong, unordered) access at GPU scope. The memory model treats
+/// a vector access as one access per element in an unspecified order, so each `u64` is read
+/// whole but the pair is not one atomic read: readers must check each word on its own.
+///
+/// PTX ISA: [`ld`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-ld),
+/// [vector data types in the memory model](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#vector-data-types).
+/// PTX 6.0, sm_70+.
+///
+/// # Safety
+/// `p` is a valid, 16-byte-aligned pointer to two `u64` in global memory.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn ld_relaxed_gpu_v2_u64(p: *const [u64; 2]) -> [u64; 2] {
+    crate::device_only! {
+        let (d0, d1): (u64, u64);
+        // SAFETY: the caller passes a valid, aligned global pointer.
+        unsafe {
+            core::arch::asm!("ld.relaxed.gpu.v2.u64 {{{d0}, {d1}}}, [{p}];",
+                d0 = out(reg64) d0, d1 = out(reg64) d1, p = in(reg64) p, options(nostack));
+        }
+        [d0, d1]
+    }
+}
+
+/// `st.relaxed.gpu.v2.u64 [p], {v0, v1}`: stores two `u64` to global memory in one
+/// instruction, each a relaxed (strong, unordered) access at GPU scope; as for
+/// [`ld_relaxed_gpu_v2_u64`], each `u64` is written whole, the pair in no particular order.
+///
+/// PTX ISA: [`st`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-st).
+/// PTX 6.0, sm_70+.
+///
+/// # Safety
+/// `p` is a valid, 16-byte-aligned pointer to two `u64` in global memory.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn st_relaxed_gpu_v2_u64(p: *mut [u64; 2], v: [u64; 2]) {
+    crate::device_only! {
+        // SAFETY: the caller passes a valid, aligned global pointer.
+        unsafe {
+            core::arch::asm!("st.relaxed.gpu.v2.u64 [{p}], {{{v0}, {v1}}};",
+                v0 = in(reg64) v[0], v1 = in(reg64) v[1], p = in(reg64) p, options(nostack));
+        }
+    }
+}
+
 /// `nanosleep.u32 t`: suspends the thread for about `ns` nanoseconds (the hardware picks a
 /// delay in `[0, 2 * ns]`, at most 1 ms): how a spinning thread backs off so it does not
 /// flood the memory system.

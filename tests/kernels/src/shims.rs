@@ -165,6 +165,14 @@ mod families {
             warpkit_instr_ld_relaxed_gpu_u64 => "ld.relaxed.gpu.u64" * 1, since sm_70: |_a, _b, _c, p| unsafe { ld_relaxed_gpu_u64(p.cast()) } as u32;
             warpkit_instr_st_relaxed_gpu_u32 => "st.relaxed.gpu.u32" * 1, since sm_70: |a, _b, _c, p| { unsafe { st_relaxed_gpu_u32(p.add(2), a) }; a };
             warpkit_instr_st_relaxed_gpu_u64 => "st.relaxed.gpu.u64" * 1, since sm_70: |a, b, _c, p| { unsafe { st_relaxed_gpu_u64(p.cast(), (a as u64) << 32 | b as u64) }; a };
+            warpkit_instr_ld_relaxed_gpu_v2_u64 => "ld.relaxed.gpu.v2.u64" * 1, since sm_70: |_a, _b, _c, p| {
+                let [x, y] = unsafe { ld_relaxed_gpu_v2_u64(p.cast()) };
+                (x ^ y ^ (x >> 32) ^ (y >> 32)) as u32
+            };
+            warpkit_instr_st_relaxed_gpu_v2_u64 => "st.relaxed.gpu.v2.u64" * 1, since sm_70: |a, b, _c, p| {
+                unsafe { st_relaxed_gpu_v2_u64(p.cast(), [(a as u64) << 32 | b as u64, (b as u64) << 32 | a as u64]) };
+                a
+            };
             warpkit_instr_nanosleep => "nanosleep.u32" * 1, since sm_70: |a, _b, _c| { nanosleep(a); a };
             warpkit_instr_cvta_shared_u64 => "cvta.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_shared_u64(a as u64) as u32;
             warpkit_instr_cvta_to_shared_u64 => "cvta.to.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_to_shared_u64(a as u64) as u32;
