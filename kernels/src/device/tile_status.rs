@@ -5,9 +5,9 @@
 //! prefix. A slot is one 64-bit word per 32 bits of the value, each word holding 32 bits of the
 //! value in its low half and the run's flag (`epoch + 1`) in its high half. A word is read and
 //! written whole (the two words of an 8-byte value in one `.v2` instruction, which the memory
-//! model treats as two accesses, each whole), and each slot is written at most once per run, so a reader that finds this
-//! run's flag in every word of a slot has the value: no fences, no acquire loads (which would
-//! invalidate L1 on every poll), and no clearing between runs.
+//! model treats as two accesses, each whole), and each slot is written at most once per run,
+//! so a reader that finds this run's flag in every word of a slot has the value: no fences, no
+//! acquire loads (which would invalidate L1 on every poll), and no clearing between runs.
 
 use crate::abi::layout::{SCAN_GROUP, status_words_per_slot};
 use crate::instr::memory::{
@@ -69,26 +69,25 @@ impl TileStatus {
     pub unsafe fn publish<A: Pod>(self, slot: Slot, value: A) {
         let base = self.slot::<A>(slot);
         let flag = (self.flag as u64) << 32;
-        if status_words_per_slot(size_of::<A>()) == 2 {
-            // Two words in one instruction (each still written whole, as the readers need).
-            let mut words = [0u64; 2];
-            let mut k = 0;
-            map_words(value, |w| {
-                words[k & 1] = flag | w as u64; // `& 1`: no bounds check
-                k += 1;
-                w
-            });
-            // SAFETY: a two-word slot lies inside the status array, 16-byte aligned.
-            unsafe { st_relaxed_gpu_v2_u64(base.cast(), words) };
-            return;
-        }
+        // Two-word slots go out in one instruction (each word still written whole).
+        let paired = status_words_per_slot(size_of::<A>()) == 2;
+        let mut pair = [0u64; 2];
         let mut k = 0;
         map_words(value, |w| {
-            // SAFETY: word k of the slot lies inside the status array.
-            unsafe { st_relaxed_gpu_u64(base.add(k), flag | w as u64) };
+            let word = flag | w as u64;
+            if paired {
+                pair[k & 1] = word; // `& 1`: no bounds check
+            } else {
+                // SAFETY: word k of the slot lies inside the status array.
+                unsafe { st_relaxed_gpu_u64(base.add(k), word) };
+            }
             k += 1;
             w
         });
+        if paired {
+            // SAFETY: a two-word slot lies inside the status array, 16-byte aligned.
+            unsafe { st_relaxed_gpu_v2_u64(base.cast(), pair) };
+        }
     }
 
     /// The value in `slot` if it was published in this run.
@@ -98,26 +97,22 @@ impl TileStatus {
     #[inline(always)]
     pub unsafe fn read<A: Pod>(self, slot: Slot) -> Option<A> {
         let base = self.slot::<A>(slot);
+        // Two-word slots come in one instruction (each word still read whole).
+        let pair = (status_words_per_slot(size_of::<A>()) == 2)
+            // SAFETY: a two-word slot lies inside the status array, 16-byte aligned.
+            .then(|| unsafe { ld_relaxed_gpu_v2_u64(base.cast()) });
         let mut valid = true;
         let mut k = 0;
-        let value = if status_words_per_slot(size_of::<A>()) == 2 {
-            // SAFETY: a two-word slot lies inside the status array, 16-byte aligned.
-            let words = unsafe { ld_relaxed_gpu_v2_u64(base.cast()) };
-            map_words(A::zeroed(), |_| {
-                let word = words[k & 1]; // `& 1`: no bounds check
-                k += 1;
-                valid &= (word >> 32) as u32 == self.flag;
-                word as u32
-            })
-        } else {
-            map_words(A::zeroed(), |_| {
+        let value = map_words(A::zeroed(), |_| {
+            let word = match pair {
+                Some(words) => words[k & 1], // `& 1`: no bounds check
                 // SAFETY: word k of the slot lies inside the status array.
-                let word = unsafe { ld_relaxed_gpu_u64(base.add(k)) };
-                k += 1;
-                valid &= (word >> 32) as u32 == self.flag;
-                word as u32
-            })
-        };
+                None => unsafe { ld_relaxed_gpu_u64(base.add(k)) },
+            };
+            k += 1;
+            valid &= (word >> 32) as u32 == self.flag;
+            word as u32
+        });
         valid.then_some(value)
     }
 }
