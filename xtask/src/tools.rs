@@ -154,18 +154,29 @@ pub fn libcuda_link_stub() -> Result<PathBuf, String> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
         .ok_or("neither CARGO_HOME nor HOME is set")?;
-    let bindings = std::fs::read_dir(cargo_home.join("registry/src"))
-        .map_err(|e| format!("cargo registry: {e}"))?
-        .flatten()
-        .filter_map(|index| std::fs::read_dir(index.path()).ok())
-        .flatten()
-        .flatten()
-        .filter(|p| p.file_name().to_string_lossy().starts_with("cust_raw-"))
-        .map(|p| p.path().join("src/cuda.rs"))
-        .find(|p| p.is_file())
-        .ok_or(
-            "cust_raw's sources are not in the cargo registry: build with --features cust once",
-        )?;
+    let find_bindings = || {
+        std::fs::read_dir(cargo_home.join("registry/src"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|index| std::fs::read_dir(index.path()).ok())
+            .flatten()
+            .flatten()
+            .filter(|p| p.file_name().to_string_lossy().starts_with("cust_raw-"))
+            .map(|p| p.path().join("src/cuda.rs"))
+            .find(|p| p.is_file())
+    };
+    // On a fresh machine nothing has unpacked cust_raw yet: `cargo fetch` does.
+    let bindings = match find_bindings() {
+        Some(path) => path,
+        None => {
+            run(
+                Command::new("cargo").arg("fetch").current_dir(root()),
+                "cargo fetch (for cust_raw's driver bindings)",
+            )?;
+            find_bindings().ok_or("cargo fetch did not unpack cust_raw's src/cuda.rs")?
+        }
+    };
     let text = std::fs::read_to_string(&bindings).map_err(|e| e.to_string())?;
     let mut stub = String::from("/* Link-time stand-in for libcuda (warpkit xtask). */\n");
     for name in text
