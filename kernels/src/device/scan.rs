@@ -34,8 +34,8 @@
 //! instead of padding). After the look-back each lane reads its items again, scans them
 //! after its prefix and writes them back, and the warp stores them striped. No item stays
 //! in a register through the look-back, and each thread's prefix waits in shared memory, so a
-//! scan thread needs 40 registers (4- and 2-byte items) or 59 (8-byte): an SM keeps 6 tiles
-//! of 32 KiB (4 for 8-byte items) in flight
+//! scan thread needs 40 registers (4- and 2-byte items) or 45 (8-byte): an SM keeps 6 tiles
+//! of 32 KiB (5 for 8-byte items) in flight
 //! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). Inputs of fewer than 128
 //! full tiles get tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes),
 //! a function of the length alone), so they still spread over the multiprocessors.
@@ -115,51 +115,54 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
     let mut backoff = Backoff::new();
     // SAFETY: every slot read belongs to an older tile or group of this run.
     unsafe {
-        let mut peer = None;
+        // Plain values and flags rather than `Option`s carried through closures: the
+        // look-back of 8-byte values then fits the registers of 5 blocks per SM.
+        let mut peer = identity;
+        let mut have_peer = lane >= rank;
         let last_of_group = rank == SCAN_GROUP as u32 - 1;
         if last_of_group {
             // The group's aggregate goes out before this tile looks further back: later
             // groups may need it to get past this one.
-            let p = warp_poll(lane < rank, identity, || status.read::<A>(peer_slot));
-            peer = Some(p);
-            let scanned = warp.inclusive_scan(if lane == rank { tile_total } else { p }, op);
+            peer = warp_poll(!have_peer, identity, || status.read::<A>(peer_slot));
+            have_peer = true;
+            let scanned = warp.inclusive_scan(if lane == rank { tile_total } else { peer }, op);
             if lane == 31 {
                 status.publish(Slot::Group(group), scanned);
             }
         }
-        let (peer_value, value, prefixes) = loop {
-            let ((peer_value, value), is_prefix) = warp_poll(
-                lane < rank || lane < group,
-                ((identity, identity), lane == group),
-                || {
-                    // Every load is issued before any is looked at: one round trip to L2.
-                    let fresh_peer =
-                        (lane < rank && peer.is_none()).then(|| status.read::<A>(peer_slot));
-                    let in_window = lane < group;
-                    let prefix = in_window.then(|| status.read::<A>(Slot::GroupPrefix(watched)));
-                    let aggregate = in_window.then(|| status.read::<A>(Slot::Group(watched)));
-                    if let Some(fresh) = fresh_peer {
-                        peer = fresh;
-                    }
-                    let p = if lane < rank { peer? } else { identity };
-                    if !in_window {
-                        return Some(((p, identity), lane == group));
-                    }
-                    match (prefix.flatten(), aggregate.flatten()) {
-                        (Some(g), _) => Some(((p, g), true)),
-                        (None, Some(g)) => Some(((p, g), false)),
-                        (None, None) => None,
-                    }
-                },
-            );
+        let in_window = lane < group;
+        let (value, prefixes) = loop {
+            // The lane's group: its inclusive prefix if published, else its aggregate; lane
+            // `group` holds the empty prefix before group 0.
+            let (mut value, mut found, mut is_prefix) = (identity, !in_window, lane == group);
+            let mut waiting = Backoff::new();
+            loop {
+                // Every load is issued before any is looked at: one round trip to L2.
+                let fresh_peer = (!have_peer).then(|| status.read::<A>(peer_slot));
+                let prefix = (!found).then(|| status.read::<A>(Slot::GroupPrefix(watched)));
+                let aggregate = (!found).then(|| status.read::<A>(Slot::Group(watched)));
+                if let Some(Some(fresh)) = fresh_peer {
+                    (peer, have_peer) = (fresh, true);
+                }
+                match (prefix.flatten(), aggregate.flatten()) {
+                    (Some(g), _) => (value, found, is_prefix) = (g, true, true),
+                    (None, Some(g)) => (value, found) = (g, true),
+                    (None, None) => {}
+                }
+                // The whole warp backs off while any lane still waits (as `warp_poll`).
+                if crate::warp::vote::all_sync(LaneMask::FULL, have_peer && found) {
+                    break;
+                }
+                waiting.pause();
+            }
             let prefixes = crate::warp::vote::ballot_sync(LaneMask::FULL, is_prefix);
             if prefixes != 0 {
-                break (peer_value, value, prefixes);
+                break (value, prefixes);
             }
             // No inclusive prefix in the 32 groups before: wait until one appears.
             backoff.pause();
         };
-        let scanned = warp.inclusive_scan(if lane == rank { tile_total } else { peer_value }, op);
+        let scanned = warp.inclusive_scan(if lane == rank { tile_total } else { peer }, op);
         let in_group = warp.shfl(scanned, rank.saturating_sub(1));
         let newest = prefixes.trailing_zeros();
         let mut before_group = warp.shfl(value, newest);
