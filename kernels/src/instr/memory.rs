@@ -1,6 +1,6 @@
 //! Memory-order instructions: relaxed loads and stores at GPU scope, a timed
 //! pause, the address conversions between generic and state-space addresses, the
-//! asynchronous global-to-shared copy, and a vector load from shared memory.
+//! asynchronous global-to-shared copy and its groups, and vector accesses to shared memory.
 //!
 //! Blocks of a grid communicate through global memory (the device scan's tile status, the
 //! device reduce's ticket counter). A plain `ld` may be served by the SM's L1, which is not
@@ -268,5 +268,39 @@ pub fn cp_async_wait_all() {
     crate::device_only! {
         // SAFETY: waiting for the thread's own copies has no precondition.
         unsafe { core::arch::asm!("cp.async.wait_all;", options(nostack, preserves_flags)) };
+    }
+}
+
+/// `cp.async.commit_group`: closes the thread's `cp.async` operations started since the last
+/// commit into one group (an empty group if there were none), which
+/// [`cp_async_wait_group`] then counts.
+///
+/// PTX ISA: [`cp.async.commit_group`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cp-async-commit-group).
+/// PTX 7.0, sm_80+.
+#[doc(alias = "__pipeline_commit")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+pub fn cp_async_commit_group() {
+    crate::device_only! {
+        // SAFETY: grouping the thread's own copies has no precondition.
+        unsafe { core::arch::asm!("cp.async.commit_group;", options(nostack, preserves_flags)) };
+    }
+}
+
+/// `cp.async.wait_group N`: waits until at most `N` of the thread's most recent committed
+/// `cp.async` groups are pending: every older group has completed, and the thread may read
+/// what it wrote. With `N = 0` every committed group has completed.
+///
+/// PTX ISA: [`cp.async.wait_group`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cp-async-wait-group).
+/// PTX 7.0, sm_80+.
+#[doc(alias = "__pipeline_wait_prior")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+pub fn cp_async_wait_group<const N: u32>() {
+    crate::device_only! {
+        // SAFETY: waiting for the thread's own copies has no precondition.
+        unsafe {
+            core::arch::asm!("cp.async.wait_group {n};", n = const N, options(nostack, preserves_flags))
+        };
     }
 }

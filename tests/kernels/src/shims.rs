@@ -209,6 +209,8 @@ mod families {
                 unsafe { (*mine)[0] }
             };
             warpkit_instr_cp_async_wait_all => "cp.async.wait_all" * 1, since sm_80: |a, _b, _c| { cp_async_wait_all(); a };
+            warpkit_instr_cp_async_commit_group => "cp.async.commit_group" * 1, since sm_80: |a, _b, _c| { cp_async_commit_group(); a };
+            warpkit_instr_cp_async_wait_group => "cp.async.wait_group 1" * 1, since sm_80: |a, _b, _c| { cp_async_wait_group::<1>(); a };
         }
     }
     // SAFETY (the `unsafe` blocks below): `p + 2` is the thread's own 8-byte-aligned words of
