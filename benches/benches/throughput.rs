@@ -1,8 +1,9 @@
 //! `cargo xtask bench` (`bench-throughput` on the GPU machine): warpkit against CUB, in one
 //! process, on one stream, sample by sample.
 //!
-//! Rows: reduce (sum) and inclusive scan (sum) of `u32 f32 u64 f64 f16`, and arg-min of
-//! `f32`, at 2^20, 2^24 and 2^28 items. Each row:
+//! Rows: reduce (sum) and inclusive scan (sum) of `u32 i32 f32 u64 i64 f64 f16`, exclusive
+//! scan (sum) and reduce with min and max of the same but `f16` (CUB has no `f16` min), and
+//! arg-min of `f32`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
 //!
 //! 1. is checked first: both outputs are poisoned (all bytes 0xff), warpkit and CUB run once
 //!    each, and both results must equal the host's exact result bit for bit; warpkit runs a
@@ -23,8 +24,9 @@
 //! (default `target/warpkit-bench`), and criterion's report under `criterion/`.
 //!
 //! Arguments (cargo bench passes `--bench`, ignored; `BENCH_ARGS` in scripts/device-run.sh):
-//! `--sizes 20,24,28` (log2 of the item counts), `--types u32,f32,u64,f64,f16`,
-//! `--ops reduce,scan,argmin`, `--no-criterion`, `--quick` (2^20 and 2^24, no criterion),
+//! `--sizes 20,24,28` (log2 of the item counts), `--types u32,i32,f32,u64,i64,f64,f16`,
+//! `--ops reduce,minmax,scan,exscan,argmin` (`reduce` and `scan` are sums, `exscan` the
+//! exclusive sum scan), `--no-criterion`, `--quick` (2^20 and 2^24, no criterion),
 //! `--pairs N` (default 31). The same as environment variables: `WARPKIT_BENCH_SIZES`,
 //! `WARPKIT_BENCH_TYPES`, `WARPKIT_BENCH_OPS`. `--plot-from results.csv plot.svg` redraws
 //! the plots from a saved CSV (no GPU).
@@ -36,7 +38,7 @@ use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use warpkit::ops::{ArgMin, Sum};
+use warpkit::ops::{ArgMin, Max, Min, Sum};
 use warpkit_benches::cub::{self, CubCase, CubLib};
 use warpkit_benches::pairs::{self, Comparison, Config, Enqueue as _, Sampler};
 use warpkit_benches::report::{self, Row};
@@ -46,8 +48,8 @@ use warpkit_host::{Element, Queue, ScanKind, Warpkit, arg};
 
 /// Inputs rotate over at least this many bytes so that repeated runs do not hit in L2.
 const ROTATE_BYTES: usize = 256 << 20;
-const ALL_TYPES: [&str; 5] = ["u32", "f32", "u64", "f64", "f16"];
-const ALL_OPS: [&str; 3] = ["reduce", "scan", "argmin"];
+const ALL_TYPES: [&str; 7] = ["u32", "i32", "f32", "u64", "i64", "f64", "f16"];
+const ALL_OPS: [&str; 5] = ["reduce", "minmax", "scan", "exscan", "argmin"];
 
 /// What to run.
 struct Options {
@@ -183,13 +185,21 @@ fn main() {
     for &k in &options.sizes {
         let n = 1usize << k;
         for ty in &options.types {
-            let (reduce, scan) = (options.wants(ty, "reduce"), options.wants(ty, "scan"));
+            let rows = Rows {
+                reduce: options.wants(ty, "reduce"),
+                // CUB's library has no f16 min/max or exclusive scan.
+                minmax: options.wants(ty, "minmax") && ty != "f16",
+                scan: options.wants(ty, "scan"),
+                exscan: options.wants(ty, "exscan") && ty != "f16",
+            };
             match ty.as_str() {
-                "u32" => b.sums::<u32>(n, reduce, scan),
-                "f32" => b.sums::<f32>(n, reduce, scan),
-                "u64" => b.sums::<u64>(n, reduce, scan),
-                "f64" => b.sums::<f64>(n, reduce, scan),
-                "f16" => b.sums::<f16>(n, reduce, scan),
+                "u32" => b.rows_of::<u32>(n, rows),
+                "i32" => b.rows_of::<i32>(n, rows),
+                "f32" => b.rows_of::<f32>(n, rows),
+                "u64" => b.rows_of::<u64>(n, rows),
+                "i64" => b.rows_of::<i64>(n, rows),
+                "f64" => b.rows_of::<f64>(n, rows),
+                "f16" => b.rows_of::<f16>(n, rows),
                 _ => unreachable!("checked by Options::parse"),
             }
         }
@@ -325,6 +335,30 @@ impl Data for u64 {
     }
 }
 
+impl Data for i32 {
+    fn random(rng: &mut StdRng) -> Self {
+        rng.random()
+    }
+    fn code(self) -> i128 {
+        self as i128
+    }
+    fn accum(sum: i128) -> i32 {
+        sum as i32
+    }
+}
+
+impl Data for i64 {
+    fn random(rng: &mut StdRng) -> Self {
+        rng.random()
+    }
+    fn code(self) -> i128 {
+        self as i128
+    }
+    fn accum(sum: i128) -> i64 {
+        sum as i64
+    }
+}
+
 const F32_GRID: f64 = 16.0;
 const F64_GRID: f64 = (1u64 << 20) as f64;
 
@@ -378,17 +412,44 @@ fn random_data<T: Data>(n: usize, seed: u64) -> Vec<T> {
     data
 }
 
-/// The exact sum and the exact inclusive prefix sums (as the output type).
-fn exact<T: Data>(data: &[T], prefixes: bool) -> (T::Accum, Vec<T>) {
+/// The exact sum.
+fn exact_sum<T: Data>(data: &[T]) -> T::Accum {
+    T::accum(data.iter().map(|x| x.code()).sum())
+}
+
+/// The exact prefix sums, inclusive or exclusive (as the output type; the exclusive scan's
+/// first item is `first`, which the libraries choose differently for floats).
+fn exact_scan<T: Data>(data: &[T], kind: ScanKind, first: T) -> Vec<T> {
     let mut sum = 0i128;
-    let mut scan = Vec::with_capacity(if prefixes { data.len() } else { 0 });
+    let mut scan = Vec::with_capacity(data.len());
     for &x in data {
+        let before = sum;
         sum += x.code();
-        if prefixes {
-            scan.push(T::from_accum(T::accum(sum)));
-        }
+        scan.push(match kind {
+            ScanKind::Inclusive => T::from_accum(T::accum(sum)),
+            ScanKind::Exclusive if scan.is_empty() => first,
+            ScanKind::Exclusive => T::from_accum(T::accum(before)),
+        });
     }
-    (T::accum(sum), scan)
+    scan
+}
+
+/// The smallest and the largest item (the data holds no NaN and no -0.0).
+fn extremes<T: Data>(data: &[T]) -> (T, T) {
+    let by_code = |a: &&T, b: &&T| a.code().cmp(&b.code());
+    (
+        *data.iter().min_by(by_code).expect("not empty"),
+        *data.iter().max_by(by_code).expect("not empty"),
+    )
+}
+
+/// Which rows of one type to run.
+#[derive(Clone, Copy)]
+struct Rows {
+    reduce: bool,
+    minmax: bool,
+    scan: bool,
+    exscan: bool,
 }
 
 /// `None` when `got` equals `want` bit for bit; else what differs: the first items that
@@ -587,87 +648,117 @@ impl Bench<'_> {
         }
     }
 
-    /// Reduce (sum) and inclusive scan (sum) of `n` items of `T`.
-    fn sums<T: Data>(&mut self, n: usize, reduce: bool, scan: bool) {
-        if !(reduce || scan) {
+    /// The rows of `n` items of `T` that `rows` asks for.
+    fn rows_of<T: Data>(&mut self, n: usize, rows: Rows) {
+        if !(rows.reduce || rows.minmax || rows.scan || rows.exscan) {
             return;
         }
-        if let Err(e) = self.try_sums::<T>(n, reduce, scan) {
+        if let Err(e) = self.try_rows::<T>(n, rows) {
             fail(&format!("{} 2^{}: {e}", T::NAME, n.trailing_zeros()));
         }
     }
 
-    fn try_sums<T: Data>(&mut self, n: usize, reduce: bool, scan: bool) -> Result<(), String> {
-        let (stream, lib) = (self.stream, self.lib);
+    fn try_rows<T: Data>(&mut self, n: usize, rows: Rows) -> Result<(), String> {
+        let stream = self.stream;
         let seed = T::NAME.bytes().fold(0u64, |h, b| h * 131 + b as u64);
         let host = random_data::<T>(n, seed);
-        let (want_sum, want_scan) = exact(&host, scan);
         let inputs = upload(stream, &host)?;
-        drop(host);
         let ptrs: Vec<u64> = inputs.iter().map(|s| ptr(stream, s)).collect();
-        let size = std::mem::size_of::<T>();
-        let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
-        if reduce {
-            let ours_out = alloc::<T::Accum>(stream, 1)?;
-            let cub_out = alloc::<T::Accum>(stream, 1)?;
-            let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
-            let mut theirs = CubCase::device(lib, "reduce_sum", T::NAME, &ptrs, c, n, stream)?;
-            let mut ours = |_: sys::CUstream, i: u64| {
-                let input = ptrs[i as usize % ptrs.len()];
-                // SAFETY: `input` holds n items of T and `o` one accumulator, both alive until
-                // the stream is synchronized at the end of this function.
-                unsafe { q.reduce_into_raw::<T, Sum>(input, n, o, 1) }.map_err(|e| e.to_string())
-            };
-            let bytes = (n * size) as f64;
-            let side = Sides {
-                ours_out: &ours_out,
-                cub_out: &cub_out,
-                want: &[want_sum],
-            };
-            self.row(
-                "reduce_sum",
-                T::NAME,
-                n,
-                bytes,
-                true,
-                &mut ours,
-                &mut theirs,
-                side,
-            )?;
+        if rows.reduce {
+            self.reduce_row::<T, Sum>(&ptrs, n, "reduce_sum", exact_sum(&host))?;
         }
-        if scan {
-            let ours_out = alloc::<T>(stream, n)?;
-            let cub_out = alloc::<T>(stream, n)?;
-            let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
-            let mut theirs =
-                CubCase::device(lib, "scan_inclusive_sum", T::NAME, &ptrs, c, n, stream)?;
-            let mut ours = |_: sys::CUstream, i: u64| {
-                let input = ptrs[i as usize % ptrs.len()];
-                // SAFETY: `input` and `o` hold n items of T each, disjoint, alive until the
-                // stream is synchronized at the end of this function.
-                unsafe { q.scan_raw::<T, Sum>(input, o, n, ScanKind::Inclusive) }
-                    .map_err(|e| e.to_string())
-            };
-            let bytes = (2 * n * size) as f64;
-            let side = Sides {
-                ours_out: &ours_out,
-                cub_out: &cub_out,
-                want: &want_scan,
-            };
-            self.row(
-                "scan_inclusive_sum",
-                T::NAME,
-                n,
-                bytes,
-                false,
-                &mut ours,
-                &mut theirs,
-                side,
-            )?;
+        if rows.minmax {
+            let (min, max) = extremes(&host);
+            self.reduce_row::<T, Min>(&ptrs, n, "reduce_min", min.to_accum())?;
+            self.reduce_row::<T, Max>(&ptrs, n, "reduce_max", max.to_accum())?;
+        }
+        if rows.scan {
+            let want = exact_scan(&host, ScanKind::Inclusive, T::default());
+            self.scan_row(&ptrs, n, ScanKind::Inclusive, &want, None)?;
+        }
+        if rows.exscan {
+            // warpkit's exclusive scan starts with the operator's identity (-0.0 for float
+            // sums), CUB's with a zero-initialized value (+0.0).
+            let ours = T::from_accum(warpkit_host::identity::<T, Sum>());
+            let want = exact_scan(&host, ScanKind::Exclusive, ours);
+            let cub_first = T::default();
+            self.scan_row(&ptrs, n, ScanKind::Exclusive, &want, Some(cub_first))?;
         }
         stream
             .synchronize()
             .map_err(|e| format!("wait for the stream before freeing the buffers: {e}"))
+    }
+
+    /// One reduce row: `O` over the `n` items at each of `ptrs` (rotated), into one value.
+    fn reduce_row<T: Data, O: warpkit_host::DeviceOp>(
+        &mut self,
+        ptrs: &[u64],
+        n: usize,
+        algo: &str,
+        want: T::Accum,
+    ) -> Result<(), String> {
+        let (stream, lib) = (self.stream, self.lib);
+        let ours_out = alloc::<T::Accum>(stream, 1)?;
+        let cub_out = alloc::<T::Accum>(stream, 1)?;
+        let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
+        let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
+        let mut theirs = CubCase::device(lib, algo, T::NAME, ptrs, c, n, stream)?;
+        let mut ours = |_: sys::CUstream, i: u64| {
+            let input = ptrs[i as usize % ptrs.len()];
+            // SAFETY: `input` holds n items of T and `o` one accumulator, both alive until
+            // the stream is synchronized by the caller.
+            unsafe { q.reduce_into_raw::<T, O>(input, n, o, 1) }.map_err(|e| e.to_string())
+        };
+        let side = Sides {
+            ours_out: &ours_out,
+            cub_out: &cub_out,
+            want: &[want],
+            cub_first: None,
+        };
+        let bytes = (n * std::mem::size_of::<T>()) as f64;
+        self.row(algo, T::NAME, n, bytes, true, &mut ours, &mut theirs, side)?;
+        stream
+            .synchronize()
+            .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
+    }
+
+    /// One scan row (sums): the `n` items at each of `ptrs` (rotated) into an output of `n`.
+    /// `cub_first`: CUB's first item where it differs from `want[0]`.
+    fn scan_row<T: Data>(
+        &mut self,
+        ptrs: &[u64],
+        n: usize,
+        kind: ScanKind,
+        want: &[T],
+        cub_first: Option<T>,
+    ) -> Result<(), String> {
+        let (stream, lib) = (self.stream, self.lib);
+        let algo = match kind {
+            ScanKind::Inclusive => "scan_inclusive_sum",
+            ScanKind::Exclusive => "scan_exclusive_sum",
+        };
+        let ours_out = alloc::<T>(stream, n)?;
+        let cub_out = alloc::<T>(stream, n)?;
+        let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
+        let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
+        let mut theirs = CubCase::device(lib, algo, T::NAME, ptrs, c, n, stream)?;
+        let mut ours = |_: sys::CUstream, i: u64| {
+            let input = ptrs[i as usize % ptrs.len()];
+            // SAFETY: `input` and `o` hold n items of T each, disjoint, alive until the
+            // stream is synchronized below.
+            unsafe { q.scan_raw::<T, Sum>(input, o, n, kind) }.map_err(|e| e.to_string())
+        };
+        let side = Sides {
+            ours_out: &ours_out,
+            cub_out: &cub_out,
+            want,
+            cub_first,
+        };
+        let bytes = (2 * n * std::mem::size_of::<T>()) as f64;
+        self.row(algo, T::NAME, n, bytes, false, &mut ours, &mut theirs, side)?;
+        stream
+            .synchronize()
+            .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
     }
 
     /// Arg-min of `n` random `f32` (multiples of 2^-8 in [-2^15, 2^15): at 2^28 items each
@@ -709,6 +800,7 @@ impl Bench<'_> {
             ours_out: &ours_out,
             cub_out: &cub_out,
             want: &want,
+            cub_first: None,
         };
         let bytes = (n * 4) as f64;
         self.row(
@@ -778,7 +870,17 @@ impl Bench<'_> {
             .map_err(|e| format!("{what}: check run of CUB: {e}"))?;
         sync("CUB's run")?;
         let first = read(stream, side.ours_out)?;
-        let cub = read(stream, side.cub_out)?;
+        let mut cub = read(stream, side.cub_out)?;
+        // CUB's own first item, where its convention differs, checked here; the rest below.
+        let cub_first = side.cub_first.map(|f| (f, cub.first().copied()));
+        if let Some((f, Some(got))) = cub_first {
+            if bytemuck::bytes_of(&got) != bytemuck::bytes_of(&f) {
+                return Ok(Some(format!(
+                    "{what}: CUB's first item {got:?}, expected {f:?}"
+                )));
+            }
+            cub[0] = side.want[0];
+        }
         let mut problems: Vec<String> = [
             differs("warpkit against the host", &first, side.want),
             differs("CUB against the host", &cub, side.want),
@@ -814,6 +916,8 @@ struct Sides<'a, V> {
     ours_out: &'a CudaSlice<V>,
     cub_out: &'a CudaSlice<V>,
     want: &'a [V],
+    /// CUB's first item, where its convention differs from warpkit's `want[0]`.
+    cub_first: Option<V>,
 }
 
 fn show(id: &str, bytes: f64, c: &Comparison) {

@@ -492,6 +492,13 @@ impl Queue {
         };
         // SAFETY: rows kernels take `params::Rows`; the callers checked that every row lies
         // inside input and output.
-        unsafe { kernel.launch(&self.stream, (grid, ROWS_THREADS, 0), &params, "rows launch") }
+        unsafe {
+            kernel.launch(
+                &self.stream,
+                (grid, ROWS_THREADS, 0),
+                &params,
+                "rows launch",
+            )
+        }
     }
 }
