@@ -493,6 +493,8 @@ pub unsafe fn scan<
                         *output.add(start + i) = *item_slot(buffer, i);
                         i += 32;
                     }
+                    // Other lanes' slots were read: the next tile in this buffer waits.
+                    bar_warp_sync(LaneMask::FULL);
                 }
             }
             if prefetch {
