@@ -7,6 +7,7 @@ use crate::module::Kernel;
 use cudarc::driver::{
     CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, ValidAsZeroBits, result, sys,
 };
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use warpkit::abi::params::scan_pass;
 use warpkit::abi::{layout, params};
@@ -54,6 +55,8 @@ pub struct Queue {
     reduce_blocks: Vec<(Kernel, u32)>,
     /// How each scan kernel launched on this queue is launched, found at its first launch.
     scan_shapes: Vec<(Kernel, ScanShape)>,
+    /// Blocks of the device reduce and scan launches, if not the default ([`Queue::set_grid`]).
+    grid: Option<NonZeroU32>,
 }
 
 /// A scan kernel's launch: its dynamic shared memory (one or two tile buffers) and the blocks
@@ -175,6 +178,7 @@ impl Queue {
             offsets: None,
             reduce_blocks: Vec::new(),
             scan_shapes: Vec::new(),
+            grid: None,
         }
     }
 
@@ -187,6 +191,14 @@ impl Queue {
         // SAFETY: forwarded to the caller.
         let stream = unsafe { wk.context().wrap_borrowed_stream(stream) };
         Queue::on(wk, stream)
+    }
+
+    /// Launches the device reduce and scan with `blocks` blocks (at most one per tile) instead
+    /// of the default, as many as the device holds at once; `None` restores the default. The
+    /// results have the same bits for every grid: this is how the tests show it. A grid larger
+    /// than the device holds is correct too, only slower.
+    pub fn set_grid(&mut self, blocks: Option<NonZeroU32>) {
+        self.grid = blocks;
     }
 
     /// The stream this queue enqueues on.
@@ -268,7 +280,7 @@ impl Queue {
         // machine idle at the end (wide arg-reduce accumulators take more registers).
         let per_sm = self.reduce_blocks_per_sm(kernel)?;
         let max = (self.wk.multiprocessors() * per_sm) as u64;
-        let grid = tiles.clamp(1, max) as u32;
+        let grid = self.grid.map_or(max, |g| g.get() as u64).clamp(1, tiles) as u32;
         let storage = self.reduce_storage(value_bytes)?;
         let params = params::Reduce {
             input,
@@ -361,7 +373,7 @@ impl Queue {
         // A block per tile while they are all resident at once; else a persistent grid of
         // as many blocks as are, which take their tiles from a counter.
         let resident = (self.wk.multiprocessors() * shape.blocks_per_sm) as usize;
-        let grid = tiles.min(resident) as u32;
+        let grid = self.grid.map_or(resident, |g| g.get() as usize).min(tiles) as u32;
         let storage = self.scan_storage(tiles, item_bytes)?;
         let (pass_code, carry, tile_prefixes) = pass.fields();
         let params = params::Scan {

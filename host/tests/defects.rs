@@ -65,16 +65,22 @@ fn busy_default_stream_does_not_matter() {
 }
 
 /// The scan epoch was a by-value kernel parameter, so a replayed graph reused it. Now: reduce
-/// and scan captured once, replayed 3 times with fresh data copied into the same buffers.
+/// and scan captured once, replayed 3 times with fresh data copied into the same buffers; with
+/// a block per tile and with a persistent grid (its tile counter must be reset by each run).
 #[test]
 fn graph_capture_replays_with_fresh_data() {
     let Some(wk) = device(None) else { return };
-    let n = (1 << 20) + 3;
+    for n in [(1 << 20) + 3, (1 << 23) + 3] {
+        capture_and_replay(&wk, n);
+    }
+}
+
+fn capture_and_replay(wk: &Warpkit, n: usize) {
     let stream = wk.new_stream().unwrap();
     let mut input = stream.alloc_zeros::<u32>(n).unwrap();
     let mut scanned = stream.alloc_zeros::<u32>(n).unwrap();
     let mut total = stream.alloc_zeros::<u32>(1).unwrap();
-    let mut q = Queue::new(&wk, &stream).unwrap();
+    let mut q = Queue::new(wk, &stream).unwrap();
     // One call of each, so the queue's storage exists before the capture.
     q.reduce_into(&input, &mut total, Sum).unwrap();
     q.scan(&input, &mut scanned, Sum, ScanKind::Exclusive)
@@ -110,13 +116,13 @@ fn graph_capture_replays_with_fresh_data() {
         assert_eq!(
             stream.clone_dtoh(&total).unwrap()[0],
             reference::reduce::<u32, Sum>(&data),
-            "replay {replay}"
+            "n {n}, replay {replay}"
         );
         let got = stream.clone_dtoh(&scanned).unwrap();
         assert_eq!(
             got,
             reference::scan::<u32, Sum>(&data, true),
-            "replay {replay}: scan"
+            "n {n}, replay {replay}: scan"
         );
     }
 }

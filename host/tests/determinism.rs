@@ -5,14 +5,17 @@
 //! - from every module the device can run: the embedded cubin, and the PTX of every target
 //!   that runs on it (the driver compiles `sm_70` PTX for an H100 differently from `sm_90`),
 //!
-//! give one hash per (type, operation). The grid is not a knob: the scan launches one block
-//! per tile of a fixed size and the order-dependent reduce a tile count fixed by the length
-//! (`warpkit::abi::layout`), neither depending on the SM count, so a different GPU runs the
-//! same grid with other timing. The hashes are printed with the seed: with
+//! - with the grid forced smaller and larger than the default (`Queue::set_grid`: one block,
+//!   a few, more than the device holds at once),
+//!
+//! give one hash per (type, operation). Tiles are a function of the length alone
+//! (`warpkit::abi::layout`), and which block scans or reduces a tile does not change how its
+//! items combine. The hashes are printed with the seed: with
 //! `WARPKIT_SEED=<n>` two machines (an H100 and an H200) draw the same values, and their
 //! printed hashes must be equal too.
 //!
-//! Also: several scans and reduces in flight at once on different streams, each correct.
+//! Also: several scans and reduces in flight at once on different streams, each correct, with
+//! persistent grids that cannot all be resident at once.
 
 mod common;
 
@@ -20,6 +23,7 @@ use common::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+use std::num::NonZeroU32;
 use warpkit::ops::{Max, Sum};
 use warpkit_builder::Target;
 use warpkit_host::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
@@ -54,10 +58,17 @@ fn hash_bits<T: bytemuck::Pod>(values: &[T]) -> u64 {
     h.finish()
 }
 
-/// (reduce, inclusive scan, exclusive scan) hashes of `data` at element `offset`.
-fn hashes<T: Spread>(wk: &Warpkit, data: &[T], offset: usize) -> [u64; 3] {
+/// (reduce, inclusive scan, exclusive scan) hashes of `data` at element `offset`, launched
+/// with `grid` blocks (`None`: the default).
+fn hashes<T: Spread>(
+    wk: &Warpkit,
+    data: &[T],
+    offset: usize,
+    grid: Option<NonZeroU32>,
+) -> [u64; 3] {
     let stream = wk.new_stream().unwrap();
     let mut q = Queue::new(wk, &stream).unwrap();
+    q.set_grid(grid);
     let n = data.len();
     let mut padded = vec![T::zeroed(); n + 3];
     padded[offset..offset + n].copy_from_slice(data);
@@ -101,22 +112,33 @@ fn same_bits_everywhere<T: Spread>(name: &str) {
     }
     assert!(modules.len() >= 3, "at least one PTX target runs here");
     let mut first: Option<[u64; 3]> = None;
+    let mut runs = Vec::new();
     for (label, wk) in &modules {
         for offset in 0..=3 {
-            let h = hashes(wk, &data, offset);
-            eprintln!(
-                "{name} {label}, offset {offset}: reduce {:016x} inclusive {:016x} exclusive {:016x}",
-                h[0], h[1], h[2]
-            );
-            match first {
-                None => first = Some(h),
-                Some(f) => assert_eq!(h, f, "{name}: {label} at offset {offset} differs"),
-            }
+            runs.push((label.clone(), wk, offset, None));
+        }
+    }
+    // The default module again, on grids of 1, 5 and 131 blocks and of more blocks than the
+    // device holds at once (a persistent scan grid is a wave, at most 3 blocks per SM here).
+    let sms = modules[0].1.multiprocessors();
+    for blocks in [1, 5, 131, 8 * sms] {
+        let label = format!("{} on {blocks} blocks", modules[0].0);
+        runs.push((label, &modules[0].1, 1, NonZeroU32::new(blocks)));
+    }
+    for (label, wk, offset, grid) in runs {
+        let h = hashes(wk, &data, offset, grid);
+        eprintln!(
+            "{name} {label}, offset {offset}: reduce {:016x} inclusive {:016x} exclusive {:016x}",
+            h[0], h[1], h[2]
+        );
+        match first {
+            None => first = Some(h),
+            Some(f) => assert_eq!(h, f, "{name}: {label} at offset {offset} differs"),
         }
     }
     let f = first.unwrap();
     println!(
-        "determinism {name} n={n} seed={seed} on {major}.{minor}: reduce {:016x} inclusive {:016x} exclusive {:016x} ({} modules x 4 offsets)",
+        "determinism {name} n={n} seed={seed} on {major}.{minor}: reduce {:016x} inclusive {:016x} exclusive {:016x} ({} modules x 4 offsets, 4 forced grids)",
         f[0],
         f[1],
         f[2],
@@ -136,17 +158,24 @@ fn f64_sums_have_the_same_bits_at_every_offset_and_from_every_module() {
 
 /// Eight queues on eight streams, each with a scan and a reduce in flight at the same time
 /// (enqueued round-robin before any is waited for), on different data: each result correct.
+/// The scans are persistent (more tiles than the device holds blocks), so each grid finds
+/// the others' blocks on the multiprocessors; every other queue launches more blocks than
+/// fit at once.
 #[test]
 fn concurrent_scans_on_different_streams() {
     let Some(wk) = device(None) else { return };
     let (_, mut rng) = seeded();
     let ctx = open_device(0).unwrap();
+    let sms = wk.multiprocessors();
     let lanes: Vec<_> = (0..8)
         .map(|k| {
-            let n = (1 << 20) + 977 * k;
+            let n = (1 << 23) + 977 * k;
             let data: Vec<u32> = (0..n).map(|_| rng.random_range(0..1 << 20)).collect();
             let stream = ctx.new_stream().unwrap();
-            let q = Queue::new(&wk, &stream).unwrap();
+            let mut q = Queue::new(&wk, &stream).unwrap();
+            if k % 2 == 1 {
+                q.set_grid(NonZeroU32::new(8 * sms));
+            }
             let input = stream.clone_htod(&data).unwrap();
             let output = stream.clone_htod(&vec![0xA5A5_A5A5u32; n]).unwrap();
             let total = stream.alloc_zeros::<u32>(1).unwrap();
