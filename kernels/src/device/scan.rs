@@ -36,9 +36,11 @@
 //! (CUB's `BlockLoad` / `BlockExchange` arrangement, through an XOR swizzle of the slots
 //! instead of padding). After the look-back each lane reads its items again, scans them after
 //! its prefix and writes them back, and the warp stores them striped. A persistent block given
-//! room for two tiles ([`layout::scan_buffer_bytes`]) copies its next tile into the second
-//! while it scans, looks back for and stores the first: the look-back's wait no longer leaves
-//! the memory system idle. Inputs of fewer than 128 full tiles get tiles of fewer stripes
+//! room for two tiles ([`layout::scan_buffer_bytes`]) takes its next tile while it folds one,
+//! and copies it into the second buffer while it looks back for and stores the first: the
+//! look-back's wait no longer leaves the memory system idle. A block takes one tile at a time,
+//! so the tile it takes waits only on the one it scans now, taken a whole round of takes
+//! earlier. Inputs of fewer than 128 full tiles get tiles of fewer stripes
 //! ([`layout::scan_stripes`], a function of the length alone), so they still spread over the
 //! multiprocessors.
 //!
@@ -313,12 +315,11 @@ pub unsafe fn scan<
             }
         };
 
-        // Thread 0 takes the block's first tile (two in a row when prefetching) and reads the
-        // run's epoch; the barrier gives both to every thread.
+        // Thread 0 takes the block's first tile and reads the run's epoch; the barrier gives
+        // both to every thread.
         if tid == 0 {
             if persistent {
-                let first = if prefetch { 2 } else { 1 };
-                (*shared).taken = atom_add_relaxed_gpu_u32(&raw mut (*control).next_tile, first);
+                (*shared).taken = atom_add_relaxed_gpu_u32(&raw mut (*control).next_tile, 1);
             }
             (*shared).epoch = ld_relaxed_gpu_u32(&raw const (*control).epoch);
         }
@@ -334,25 +335,22 @@ pub unsafe fn scan<
         } else {
             thread::block_idx_x()
         };
-        let mut next = if prefetch && tile < tiles {
-            tile + 1
-        } else {
-            NO_TILE
-        };
         let mut buffer = 0;
-        stage_vectors(tile, buffer);
-        commit_copies();
+        // Whether the tile's copies went out already (prefetched during the previous tile).
+        let mut staged = false;
         while tile < tiles {
-            // The next tile's copies go out now, into the other buffer, and land while this
-            // tile is scanned, looked back for and stored.
-            stage_vectors(next, 1 - buffer);
-            commit_copies();
-            // Thread 0 takes the tile after (the next one, without prefetching) meanwhile.
+            if !staged {
+                stage_vectors(tile, buffer);
+            }
+            // Thread 0 takes the block's next tile meanwhile. A block takes one tile at a
+            // time, a tile ahead: the tile it takes waits only for the one it scans now,
+            // which it took a whole round of takes earlier (two tiles taken back to back
+            // would chain every block's look-back to its neighbour's).
             let mut taken = NO_TILE;
-            if tid == 0 && persistent && (!prefetch || next < tiles) {
+            if tid == 0 && persistent {
                 taken = atom_add_relaxed_gpu_u32(&raw mut (*control).next_tile, 1);
             }
-            wait_copies_but_newest();
+            wait_copies();
             if !vectorized(tile) {
                 // A partial or unaligned tile, or items that do not vectorize: item by item,
                 // the warp's lanes side by side (a short loop: few registers for the rare
@@ -399,8 +397,18 @@ pub unsafe fn scan<
             let shifted = warp.shfl_up(inclusive, 1);
             let lane_prefix = if lane == 0 { op.identity() } else { shifted };
             let warp_total = warp.shfl(inclusive, 31);
+            // The block scan's barriers give thread 0's next tile to every thread.
+            if tid == 0 && persistent {
+                (*shared).taken = taken;
+            }
             let (warp_prefix, tile_total) =
                 block::scan_warp_totals(warp_total, op, &(*shared).warp_totals);
+            let next = if persistent { (*shared).taken } else { NO_TILE };
+            // The next tile's copies go out now, into the other buffer, and land while this
+            // tile is looked back for and stored.
+            if prefetch {
+                stage_vectors(next, 1 - buffer);
+            }
             // Everything of the tile before the thread's items: kept in shared memory through
             // the look-back rather than in a register, as the look-back needs the registers.
             // (`saved` is only formed when the array has a slot per thread.)
@@ -443,11 +451,7 @@ pub unsafe fn scan<
                     }
                 }
             }
-            if tid == 0 && persistent {
-                (*shared).taken = taken;
-            }
             thread::sync_threads();
-            let after = if persistent { (*shared).taken } else { NO_TILE };
             if p.pass != scan_pass::TILE_TOTALS {
                 let mut run = if p.pass == scan_pass::SINGLE && tile == 0 {
                     thread_prefix()
@@ -497,10 +501,9 @@ pub unsafe fn scan<
                     bar_warp_sync(LaneMask::FULL);
                 }
             }
+            tile = next;
             if prefetch {
-                (tile, next, buffer) = (next, after, 1 - buffer);
-            } else {
-                tile = after;
+                (buffer, staged) = (1 - buffer, true);
             }
         }
         // The last persistent block to finish resets the tile counter: every block has taken
@@ -530,8 +533,7 @@ const ASYNC_COPY: bool = cfg!(any(not(target_arch = "nvptx64"), target_feature =
 
 /// Copies one 16-byte vector per stripe `s < stripes` from `src(s)` to the shared address
 /// `dst(s)`: with `cp.async` where the target has it (no registers; the loads of every stripe
-/// in flight at once; complete after a later [`wait_copies_but_newest`] that follows a
-/// [`commit_copies`]), else through registers, every load issued before the first store
+/// in flight at once; complete after a later [`wait_copies`]), else through registers, every load issued before the first store
 /// (complete on return).
 ///
 /// # Safety
@@ -571,19 +573,12 @@ unsafe fn copy_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
     }
 }
 
-/// Closes the thread's copies started since the last call into one group (`cp.async` only).
+/// Waits until every copy the thread started has completed (`cp.async` only): the thread may
+/// then read what they wrote.
 #[inline(always)]
-fn commit_copies() {
+fn wait_copies() {
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
-    crate::instr::memory::cp_async_commit_group();
-}
-
-/// Waits until every group of the thread's copies but the newest has completed (`cp.async`
-/// only): the thread may then read what those copied.
-#[inline(always)]
-fn wait_copies_but_newest() {
-    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
-    crate::instr::memory::cp_async_wait_group::<1>();
+    crate::instr::memory::cp_async_wait_all();
 }
 
 /// The 16 bytes at the `.shared` address `a`, in one `ld.shared.v4`.
