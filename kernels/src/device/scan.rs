@@ -342,14 +342,6 @@ pub unsafe fn scan<
             if !staged {
                 stage_vectors(tile, buffer);
             }
-            // Thread 0 takes the block's next tile meanwhile. A block takes one tile at a
-            // time, a tile ahead: the tile it takes waits only for the one it scans now,
-            // which it took a whole round of takes earlier (two tiles taken back to back
-            // would chain every block's look-back to its neighbour's).
-            let mut taken = NO_TILE;
-            if tid == 0 && persistent {
-                taken = atom_add_relaxed_gpu_u32(&raw mut (*control).next_tile, 1);
-            }
             wait_copies();
             if !vectorized(tile) {
                 // A partial or unaligned tile, or items that do not vectorize: item by item,
@@ -397,18 +389,8 @@ pub unsafe fn scan<
             let shifted = warp.shfl_up(inclusive, 1);
             let lane_prefix = if lane == 0 { op.identity() } else { shifted };
             let warp_total = warp.shfl(inclusive, 31);
-            // The block scan's barriers give thread 0's next tile to every thread.
-            if tid == 0 && persistent {
-                (*shared).taken = taken;
-            }
             let (warp_prefix, tile_total) =
                 block::scan_warp_totals(warp_total, op, &(*shared).warp_totals);
-            let next = if persistent { (*shared).taken } else { NO_TILE };
-            // The next tile's copies go out now, into the other buffer, and land while this
-            // tile is looked back for and stored.
-            if prefetch {
-                stage_vectors(next, 1 - buffer);
-            }
             // Everything of the tile before the thread's items: kept in shared memory through
             // the look-back rather than in a register, as the look-back needs the registers.
             // (`saved` is only formed when the array has a slot per thread.)
@@ -451,7 +433,19 @@ pub unsafe fn scan<
                     }
                 }
             }
+            // Thread 0 takes the block's next tile once this one's prefix is known: between
+            // taking a tile and publishing its aggregate a block then waits for nobody (a
+            // tile taken before the look-back would pass its wait on to every later tile).
+            if tid == 0 && persistent {
+                (*shared).taken = atom_add_relaxed_gpu_u32(&raw mut (*control).next_tile, 1);
+            }
             thread::sync_threads();
+            let next = if persistent { (*shared).taken } else { NO_TILE };
+            // The next tile's copies go out now, into the other buffer, and land while this
+            // tile is stored.
+            if prefetch {
+                stage_vectors(next, 1 - buffer);
+            }
             if p.pass != scan_pass::TILE_TOTALS {
                 let mut run = if p.pass == scan_pass::SINGLE && tile == 0 {
                     thread_prefix()
