@@ -45,7 +45,7 @@ for task in "${@:-suite}"; do
         cs inclusive-scan --type u64 --op max --n 1000003
         cs exclusive-scan --type f64 --n 70001
         cs inclusive-scan --type bf16 --n 70001
-        # Persistent grids (more tiles than resident blocks): prefetched tiles, partial last tile.
+        # Grids of several waves (more tiles than resident blocks), a partial last tile.
         cs inclusive-scan --type u32 --n 8388613
         cs exclusive-scan --type f64 --n 4194311
         cs rows-reduce --type f32 --n 300007 --width 1000

@@ -123,39 +123,19 @@ unsafe impl Send for Kernel {}
 unsafe impl Sync for Kernel {}
 
 impl Kernel {
-    /// Blocks of `block` threads, each with `shared_bytes` of dynamic shared memory, one
-    /// multiprocessor holds at once (`cuOccupancyMaxActiveBlocksPerMultiprocessor`); the
-    /// kernel's context must be bound.
-    pub(crate) fn resident_blocks(&self, block: u32, shared_bytes: usize) -> Result<u32, Error> {
+    /// Blocks of `block` threads one multiprocessor holds at once
+    /// (`cuOccupancyMaxActiveBlocksPerMultiprocessor`, no dynamic shared memory); the kernel's
+    /// context must be bound.
+    pub(crate) fn resident_blocks(&self, block: u32) -> Result<u32, Error> {
         // SAFETY: a function of a loaded module; the query only reads its attributes.
         let n = unsafe {
-            result::occupancy::max_active_block_per_multiprocessor(
-                self.raw,
-                block as i32,
-                shared_bytes,
-            )
+            result::occupancy::max_active_block_per_multiprocessor(self.raw, block as i32, 0)
         }
         .during("occupancy query")?;
         Ok(n.max(1) as u32)
     }
 
-    /// Lets launches of the kernel ask for up to `bytes` of dynamic shared memory
-    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: above 48 KiB a kernel must opt in);
-    /// the kernel's context must be bound.
-    pub(crate) fn allow_dynamic_shared(&self, bytes: usize) -> Result<(), Error> {
-        // SAFETY: a function of a loaded module; the attribute only limits its launches.
-        unsafe {
-            result::function::set_function_attribute(
-                self.raw,
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                bytes as i32,
-            )
-        }
-        .during("allow dynamic shared memory")
-    }
-
-    /// Enqueues the kernel on `stream` with one parameter, `params`, passed by value, and
-    /// `shared_bytes` of dynamic shared memory per block.
+    /// Enqueues the kernel on `stream` with one parameter, `params`, passed by value.
     ///
     /// # Safety
     /// The kernel takes exactly one parameter of type `P`; every address in it is valid for
@@ -163,7 +143,8 @@ impl Kernel {
     pub(crate) unsafe fn launch<P>(
         &self,
         stream: &CudaStream,
-        (grid, block, shared_bytes): (u32, u32, usize),
+        grid: u32,
+        block: u32,
         params: &P,
         op: &'static str,
     ) -> Result<(), Error> {
@@ -174,7 +155,7 @@ impl Kernel {
                 self.raw,
                 (grid, 1, 1),
                 (block, 1, 1),
-                shared_bytes as u32,
+                0,
                 stream.cu_stream(),
                 &mut args,
             )

@@ -11,9 +11,7 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use warpkit::abi::params::scan_pass;
 use warpkit::abi::{layout, params};
-use warpkit::device::tuning::{
-    REDUCE_BLOCKS_PER_SM, REDUCE_THREADS, ROWS_THREADS, SCAN_THREADS, vectorizes,
-};
+use warpkit::device::tuning::{REDUCE_BLOCKS_PER_SM, REDUCE_THREADS, ROWS_THREADS, SCAN_THREADS};
 
 /// Which scan: `y[i] = x[0] ⊕ … ⊕ x[i]` or `x[0] ⊕ … ⊕ x[i-1]` (the identity at `i = 0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,18 +51,8 @@ pub struct Queue {
     /// Reduce blocks per multiprocessor of each reduce kernel launched on this queue, asked of
     /// the driver at its first launch (not on every launch: small reduces are host-bound).
     reduce_blocks: Vec<(Kernel, u32)>,
-    /// How each scan kernel launched on this queue is launched, found at its first launch.
-    scan_shapes: Vec<(Kernel, ScanShape)>,
-    /// Blocks of the device reduce and scan launches, if not the default ([`Queue::set_grid`]).
-    grid: Option<NonZeroU32>,
-}
-
-/// A scan kernel's launch: its dynamic shared memory (one or two tile buffers) and the blocks
-/// of that size a multiprocessor holds at once.
-#[derive(Clone, Copy, Debug)]
-struct ScanShape {
-    shared_bytes: usize,
-    blocks_per_sm: u32,
+    /// Blocks of the device reduce's launches, if not the default ([`Queue::set_reduce_grid`]).
+    reduce_grid: Option<NonZeroU32>,
 }
 
 /// A buffer the queue owns, with its address taken once (the queue orders its own uses on
@@ -177,8 +165,7 @@ impl Queue {
             scan: None,
             offsets: None,
             reduce_blocks: Vec::new(),
-            scan_shapes: Vec::new(),
-            grid: None,
+            reduce_grid: None,
         }
     }
 
@@ -193,12 +180,12 @@ impl Queue {
         Queue::on(wk, stream)
     }
 
-    /// Launches the device reduce and scan with `blocks` blocks (at most one per tile) instead
-    /// of the default, as many as the device holds at once; `None` restores the default. The
-    /// results have the same bits for every grid: this is how the tests show it. A grid larger
-    /// than the device holds is correct too, only slower.
-    pub fn set_grid(&mut self, blocks: Option<NonZeroU32>) {
-        self.grid = blocks;
+    /// Launches the device reduce with `blocks` blocks (at most one per tile) instead of the
+    /// default, as many as the device holds at once; `None` restores the default. The results
+    /// have the same bits for every grid: this is how the tests show it. (The device scan has
+    /// no such knob: it launches one block per tile, a function of the length alone.)
+    pub fn set_reduce_grid(&mut self, blocks: Option<NonZeroU32>) {
+        self.reduce_grid = blocks;
     }
 
     /// The stream this queue enqueues on.
@@ -280,7 +267,10 @@ impl Queue {
         // machine idle at the end (wide arg-reduce accumulators take more registers).
         let per_sm = self.reduce_blocks_per_sm(kernel)?;
         let max = (self.wk.multiprocessors() * per_sm) as u64;
-        let grid = self.grid.map_or(max, |g| g.get() as u64).clamp(1, tiles) as u32;
+        let grid = self
+            .reduce_grid
+            .map_or(max, |g| g.get() as u64)
+            .clamp(1, tiles) as u32;
         let storage = self.reduce_storage(value_bytes)?;
         let params = params::Reduce {
             input,
@@ -291,14 +281,7 @@ impl Queue {
         };
         // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
         // values; the counter is zero; the callers checked input and output.
-        unsafe {
-            kernel.launch(
-                &self.stream,
-                (grid, REDUCE_THREADS, 0),
-                &params,
-                "reduce launch",
-            )
-        }
+        unsafe { kernel.launch(&self.stream, grid, REDUCE_THREADS, &params, "reduce launch") }
     }
 
     /// Blocks of `kernel` the reduce grid puts on each multiprocessor: as many as are resident
@@ -308,7 +291,7 @@ impl Queue {
             return Ok(blocks);
         }
         let blocks = kernel
-            .resident_blocks(REDUCE_THREADS, 0)?
+            .resident_blocks(REDUCE_THREADS)?
             .min(REDUCE_BLOCKS_PER_SM);
         self.reduce_blocks.push((kernel, blocks));
         Ok(blocks)
@@ -369,11 +352,6 @@ impl Queue {
             return Ok(());
         }
         let tiles = scan_tiles(len, item_bytes)?;
-        let shape = self.scan_shape(kernel, item_bytes)?;
-        // A block per tile while they are all resident at once; else a persistent grid of
-        // as many blocks as are, which take their tiles from a counter.
-        let resident = (self.wk.multiprocessors() * shape.blocks_per_sm) as usize;
-        let grid = self.grid.map_or(resident, |g| g.get() as usize).min(tiles) as u32;
         let storage = self.scan_storage(tiles, item_bytes)?;
         let (pass_code, carry, tile_prefixes) = pass.fields();
         let params = params::Scan {
@@ -389,42 +367,18 @@ impl Queue {
             pass: pass_code,
             tiles: tile_prefixes,
         };
-        // SAFETY: scan kernels take `params::Scan`; a block per tile or fewer, with at least
-        // one tile buffer; the status has room for `capacity ≥ tiles` tiles of this item size
-        // and was zeroed when allocated; the kernel keeps the control block (epoch, tile
-        // counter) itself; `pass` holds what its variant says.
+        // SAFETY: scan kernels take `params::Scan`; one block per tile; the status has room for
+        // `capacity ≥ tiles` tiles of this item size and was zeroed when allocated; the
+        // kernel keeps the control block (epoch) itself; `pass` holds what its variant says.
         unsafe {
             kernel.launch(
                 &self.stream,
-                (grid, SCAN_THREADS, shape.shared_bytes),
+                tiles as u32,
+                SCAN_THREADS,
                 &params,
                 "scan launch",
             )
         }
-    }
-
-    /// How scan `kernel` over items of `item_bytes` is launched: with two tile buffers where
-    /// copies are asynchronous (sm_80 and newer) and items move in 16-byte vectors, so that a
-    /// persistent block copies its next tile while it scans one; else with one.
-    fn scan_shape(&mut self, kernel: Kernel, item_bytes: usize) -> Result<ScanShape, Error> {
-        if let Some(&(_, shape)) = self.scan_shapes.iter().find(|(k, _)| *k == kernel) {
-            return Ok(shape);
-        }
-        let buffer = layout::scan_buffer_bytes(item_bytes);
-        let (major, _) = self.wk.compute_capability();
-        let shared_bytes = if vectorizes(item_bytes) && major >= 8 {
-            // Above 48 KiB of shared memory a kernel must opt in (every sm_80+ device has room).
-            kernel.allow_dynamic_shared(2 * buffer)?;
-            2 * buffer
-        } else {
-            buffer
-        };
-        let shape = ScanShape {
-            shared_bytes,
-            blocks_per_sm: kernel.resident_blocks(SCAN_THREADS, shared_bytes)?,
-        };
-        self.scan_shapes.push((kernel, shape));
-        Ok(shape)
     }
 
     /// Scan status for `tiles` tiles of `item_bytes`; new storage is zeroed on the stream, and
@@ -504,13 +458,6 @@ impl Queue {
         };
         // SAFETY: rows kernels take `params::Rows`; the callers checked that every row lies
         // inside input and output.
-        unsafe {
-            kernel.launch(
-                &self.stream,
-                (grid, ROWS_THREADS, 0),
-                &params,
-                "rows launch",
-            )
-        }
+        unsafe { kernel.launch(&self.stream, grid, ROWS_THREADS, &params, "rows launch") }
     }
 }

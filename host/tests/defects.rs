@@ -66,7 +66,7 @@ fn busy_default_stream_does_not_matter() {
 
 /// The scan epoch was a by-value kernel parameter, so a replayed graph reused it. Now: reduce
 /// and scan captured once, replayed 3 times with fresh data copied into the same buffers; with
-/// a block per tile and with a persistent grid (its tile counter must be reset by each run).
+/// grids of one wave and of several.
 #[test]
 fn graph_capture_replays_with_fresh_data() {
     let Some(wk) = device(None) else { return };

@@ -5,17 +5,17 @@
 //! - from every module the device can run: the embedded cubin, and the PTX of every target
 //!   that runs on it (the driver compiles `sm_70` PTX for an H100 differently from `sm_90`),
 //!
-//! - with the grid forced smaller and larger than the default (`Queue::set_grid`: one block,
-//!   a few, more than the device holds at once),
+//! - with the reduce's grid forced smaller and larger than the default
+//!   (`Queue::set_reduce_grid`: one block, a few, more than the device holds at once),
 //!
 //! give one hash per (type, operation). Tiles are a function of the length alone
-//! (`warpkit::abi::layout`), and which block scans or reduces a tile does not change how its
-//! items combine. The hashes are printed with the seed: with
+//! (`warpkit::abi::layout`): the scan launches one block per tile, and which block reduces a
+//! tile does not change how its items combine. The hashes are printed with the seed: with
 //! `WARPKIT_SEED=<n>` two machines (an H100 and an H200) draw the same values, and their
 //! printed hashes must be equal too.
 //!
 //! Also: several scans and reduces in flight at once on different streams, each correct, with
-//! persistent grids that cannot all be resident at once.
+//! grids that cannot all be resident at once.
 
 mod common;
 
@@ -58,8 +58,8 @@ fn hash_bits<T: bytemuck::Pod>(values: &[T]) -> u64 {
     h.finish()
 }
 
-/// (reduce, inclusive scan, exclusive scan) hashes of `data` at element `offset`, launched
-/// with `grid` blocks (`None`: the default).
+/// (reduce, inclusive scan, exclusive scan) hashes of `data` at element `offset`, the reduce
+/// launched with `grid` blocks (`None`: the default).
 fn hashes<T: Spread>(
     wk: &Warpkit,
     data: &[T],
@@ -68,7 +68,7 @@ fn hashes<T: Spread>(
 ) -> [u64; 3] {
     let stream = wk.new_stream().unwrap();
     let mut q = Queue::new(wk, &stream).unwrap();
-    q.set_grid(grid);
+    q.set_reduce_grid(grid);
     let n = data.len();
     let mut padded = vec![T::zeroed(); n + 3];
     padded[offset..offset + n].copy_from_slice(data);
@@ -118,8 +118,8 @@ fn same_bits_everywhere<T: Spread>(name: &str) {
             runs.push((label.clone(), wk, offset, None));
         }
     }
-    // The default module again, on grids of 1, 5 and 131 blocks and of more blocks than the
-    // device holds at once (a persistent scan grid is a wave, at most 3 blocks per SM here).
+    // The default module again, the reduce on grids of 1, 5 and 131 blocks and of more blocks
+    // than the device holds at once (its default is one wave).
     let sms = modules[0].1.multiprocessors();
     for blocks in [1, 5, 131, 8 * sms] {
         let label = format!("{} on {blocks} blocks", modules[0].0);
@@ -158,9 +158,9 @@ fn f64_sums_have_the_same_bits_at_every_offset_and_from_every_module() {
 
 /// Eight queues on eight streams, each with a scan and a reduce in flight at the same time
 /// (enqueued round-robin before any is waited for), on different data: each result correct.
-/// The scans are persistent (more tiles than the device holds blocks), so each grid finds
-/// the others' blocks on the multiprocessors; every other queue launches more blocks than
-/// fit at once.
+/// Each scan has more tiles (blocks) than the device holds at once, so each grid finds the
+/// others' blocks on the multiprocessors; every other queue's reduce launches more blocks than
+/// fit at once too.
 #[test]
 fn concurrent_scans_on_different_streams() {
     let Some(wk) = device(None) else { return };
@@ -174,7 +174,7 @@ fn concurrent_scans_on_different_streams() {
             let stream = ctx.new_stream().unwrap();
             let mut q = Queue::new(&wk, &stream).unwrap();
             if k % 2 == 1 {
-                q.set_grid(NonZeroU32::new(8 * sms));
+                q.set_reduce_grid(NonZeroU32::new(8 * sms));
             }
             let input = stream.clone_htod(&data).unwrap();
             let output = stream.clone_htod(&vec![0xA5A5_A5A5u32; n]).unwrap();

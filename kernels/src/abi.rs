@@ -118,13 +118,7 @@ pub mod layout {
     pub struct ScanControl {
         /// Runs so far, modulo [`MAX_EPOCH`]; status words of this run carry `epoch + 1`.
         pub epoch: u32,
-        /// A persistent grid's next untaken tile (blocks take their tiles from it); 0
-        /// between runs.
-        pub next_tile: u32,
-        /// The blocks of a persistent grid that have finished: the last one resets this and
-        /// `next_tile` to 0.
-        pub finished_blocks: u32,
-        pub padding: u32,
+        pub padding: [u32; 3],
     }
 
     /// Epochs count modulo this, so a status flag (`epoch + 1`) is never 0, the value of
@@ -179,17 +173,6 @@ pub mod layout {
     pub const fn scan_tile_items(len: u64, item_bytes: usize) -> u64 {
         (tuning::SCAN_THREADS as usize * tuning::vector_items(item_bytes)) as u64
             * scan_stripes(len, item_bytes) as u64
-    }
-
-    /// Bytes of dynamic shared memory one tile of the device scan takes, for items of
-    /// `item_bytes` (the largest tile: [`scan_stripes`](tuning::scan_stripes) vectors per
-    /// thread). A scan launch gets one such buffer, or two: a persistent block then copies its
-    /// next tile while it scans one.
-    pub const fn scan_buffer_bytes(item_bytes: usize) -> usize {
-        tuning::SCAN_THREADS as usize
-            * tuning::scan_stripes(item_bytes)
-            * tuning::vector_items(item_bytes)
-            * item_bytes
     }
 
     /// Tiles of the device reduce over `len` items.

@@ -70,9 +70,11 @@ macro_rules! __scan_kernel {
                     .1,
             )]
             unsafe fn kernel(p: $crate::abi::params::Scan) {
-                let shared = $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$acc,
+                let shared = $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$item, $acc,
+                    { $crate::device::tuning::scan_stripes(core::mem::size_of::<$item>()) },
+                    { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) },
                     { $crate::device::tuning::scan_saved_prefixes(core::mem::size_of::<$item>()) }>);
-                // SAFETY: the host launches as `scan` requires and sizes the tile status.
+                // SAFETY: the host launches one block per tile and sizes the tile status.
                 unsafe {
                     $crate::device::scan::scan::<$item, $acc, _,
                         { $crate::device::tuning::scan_stripes(core::mem::size_of::<$item>()) },

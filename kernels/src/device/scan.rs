@@ -1,10 +1,10 @@
-//! The single-pass device scan: tiles scanned by blocks that prefetch their next tile, a
-//! look-back over fixed groups of tiles, deterministic for every operator.
+//! The single-pass device scan: one tile per block, a look-back over fixed groups of tiles,
+//! deterministic for every operator.
 //!
-//! Each block scans a tile's items, publishes the tile's aggregate, and warp 0 finds the
-//! tile's exclusive prefix from what older tiles published (`tile_prefix`). The prefix is
-//! defined by fixed shapes, so it has the same bits whichever tile finished first and
-//! whichever block scanned it, on every grid, device and target, for float sums too:
+//! Each block scans its tile's items, publishes the tile's
+//! aggregate, and warp 0 finds the tile's exclusive prefix from what older tiles published
+//! (`tile_prefix`). The prefix is defined by fixed shapes, so it has the same bits whichever
+//! tile finished first, on every grid, device and target, for float sums too:
 //!
 //! - tiles form groups of 32 ([`SCAN_GROUP`]); the aggregate of group `g` is the warp's
 //!   Hillis–Steele inclusive scan of its 32 tile aggregates, read at lane 31;
@@ -19,30 +19,26 @@
 //! which prefix it found does not matter. This is CUB's decoupled look-back over groups of
 //! tiles (as CUB 3.5's "stable" look-ahead), with the fold order made part of the definition.
 //!
-//! **Which block scans which tile.** When the grid has a block per tile, tile `t` is block
-//! `t`: blocks start in index order, so every older tile is running or done and the look-back
-//! always makes progress (CUB's decoupled look-back assumes the same). Larger inputs get a
-//! *persistent* grid, as many blocks as are resident at once, and each block takes its tiles
-//! from a counter in the control block ([`ScanControl::next_tile`]), in increasing order: a
-//! tile is taken only by a running block, which scans its tiles in the order it took them, so
-//! the oldest unscanned tile always belongs to a block that can scan it, whether or not the
-//! whole grid is resident (other kernels may hold some multiprocessors). The last block to
-//! finish resets the counter for the next run.
+//! Tile `t` is block `t`: blocks start in index order, so every older tile is running or done
+//! and the look-back always makes progress (CUB's decoupled look-back assumes the same).
 //!
-//! **Where the tile lives.** A block copies its tile into dynamic shared memory (`cp.async`
-//! on sm_80 and newer: the loads hold no registers), *striped*: each of the warp's load
-//! instructions covers 512 contiguous bytes. It then reads it *blocked*: each lane folds its
-//! own consecutive items, so a warp runs one warp scan per pass, however many items it holds
+//! A carry-in ([`params::Scan::carry`]), when given, is combined in front of each thread's
+//! prefix (`c ⊕ prefix`), so a scan can continue one that ended elsewhere (another GPU's
+//! shard) without a second pass over the output.
+//!
+//! **Where the tile lives.** A block copies its tile into shared memory (`cp.async` on sm_80
+//! and newer: the loads hold no registers), *striped*: each of the warp's load instructions
+//! covers 512 contiguous bytes. It then reads it *blocked*: each lane folds its own
+//! consecutive items, so a warp runs one warp scan per pass, however many items it holds
 //! (CUB's `BlockLoad` / `BlockExchange` arrangement, through an XOR swizzle of the slots
-//! instead of padding). After the look-back each lane reads its items again, scans them after
-//! its prefix and writes them back, and the warp stores them striped. A persistent block given
-//! room for two tiles ([`layout::scan_buffer_bytes`]) takes its next tile while it folds one,
-//! and copies it into the second buffer while it looks back for and stores the first: the
-//! look-back's wait no longer leaves the memory system idle. A block takes one tile at a time,
-//! so the tile it takes waits only on the one it scans now, taken a whole round of takes
-//! earlier. Inputs of fewer than 128 full tiles get tiles of fewer stripes
-//! ([`layout::scan_stripes`], a function of the length alone), so they still spread over the
-//! multiprocessors.
+//! instead of padding). After the look-back each lane reads its items again, scans them
+//! after its prefix and writes them back, and the warp stores them striped. No item stays
+//! in a register through the look-back, and each thread's prefix waits in shared memory, so a
+//! scan thread needs 40 registers (4- and 2-byte items) or 45 (8-byte): an SM keeps 6 tiles
+//! of 32 KiB (5 for 8-byte items) in flight
+//! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). Inputs of fewer than 128
+//! full tiles get tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes),
+//! a function of the length alone), so they still spread over the multiprocessors.
 //!
 //! **Two passes instead of one** ([`params::Scan::pass`]): the same kernel can instead write
 //! each tile's total (a read-only pass, [`scan_pass::TILE_TOTALS`]) and, once the caller has
@@ -58,46 +54,39 @@ use super::sync::{Backoff, warp_poll};
 use super::tile_status::{Slot, TileStatus};
 use super::tuning::{SCAN_THREADS, vectorizes};
 use super::{Vector, unrolled};
-use crate::abi::layout::{self, MAX_EPOCH, SCAN_GROUP, ScanControl};
+use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
 use crate::abi::params::{self, scan_pass};
 use crate::block;
 use crate::block::TempStorage;
 use crate::instr::LaneMask;
-use crate::instr::atomic::atom_add_relaxed_gpu_u32;
 use crate::instr::barrier::bar_warp_sync;
 use crate::instr::memory::{
-    cvta_to_shared_u64, ld_relaxed_gpu_u32, ld_shared_v4_u32, st_relaxed_gpu_u32, st_shared_v4_u32,
+    cvta_to_shared_u64, ld_relaxed_gpu_u32, ld_shared_v4_u32, st_shared_v4_u32,
 };
-use crate::kernel::dynamic_shared::{dynamic_shared_base, dynamic_shared_bytes};
 use crate::kernel::{self as thread, lane_id};
 use crate::ops::ReduceOp;
 use crate::warp::Warp;
 use bytemuck::Pod;
 use core::mem::size_of;
-use core::num::NonZeroUsize;
 
 /// Warps per scan block.
 const WARPS: usize = SCAN_THREADS as usize / 32;
 
-/// No tile: a tile index past every tile.
-const NO_TILE: u32 = u32::MAX;
-
-/// One tile's staging buffer in dynamic shared memory: each warp's part in its own
-/// `32 * STRIPES` vectors ([`layout::scan_buffer_bytes`]).
-pub type TileBuffer<T, const STRIPES: usize, const VEC: usize> = [[[[T; VEC]; 32]; STRIPES]; WARPS];
-
-/// The block's static shared memory (its tiles are in dynamic shared memory).
+/// The block's shared memory.
 #[repr(C, align(16))]
-pub struct ScanShared<A, const SAVED: usize> {
+pub struct ScanShared<T, A, const STRIPES: usize, const VEC: usize, const SAVED: usize> {
+    /// The tile's items, each warp's part in its own `32 * STRIPES` vectors: loaded once, read
+    /// when the lanes fold their items and again when they scan and store them, so no item
+    /// stays in a register through the look-back: few registers per thread, and the tile in
+    /// flight per block is bounded by shared memory instead.
+    tile: [[[[T; VEC]; 32]; STRIPES]; WARPS],
     warp_totals: TempStorage<A>,
     /// Each thread's exclusive prefix within the tile, from the first pass to the second
     /// ([`scan_saved_prefixes`](super::tuning::scan_saved_prefixes): for items that
-    /// vectorize; larger ones keep it in a register).
+    /// vectorize; larger ones keep it in a register and their tile in shared memory).
     thread_prefixes: [A; SAVED],
     prefix: A,
     epoch: u32,
-    /// A persistent block's tile that thread 0 took last, for every thread.
-    taken: u32,
 }
 
 /// Warp 0 of tile `tile > 0`: the tile's exclusive prefix (see the [module docs](self)).
@@ -197,12 +186,12 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
     }
 }
 
-/// The device scan (see the [module docs](self)): items `T` are combined as `A` (`load`, then
-/// `store` for the output).
+/// One tile of the device scan (see the [module docs](self)): items `T` are combined as `A`
+/// (`load`, then `store` for the output).
 ///
-/// Each warp scans `32 * stripes * VEC` consecutive items of a tile (`p.stripes` stripes, at
-/// most `STRIPES`: smaller inputs get smaller tiles, see
-/// [`layout::scan_stripes`]). They move between global and
+/// Each warp scans `32 * stripes * VEC` consecutive items (`p.stripes` stripes, at most
+/// `STRIPES`: smaller inputs get smaller tiles, see
+/// [`layout::scan_stripes`](crate::abi::layout::scan_stripes)). They move between global and
 /// shared memory *striped*: lane `l` copies the warp's vectors `32 s + l`, so every load and
 /// store instruction of the warp covers 512 contiguous bytes. They are scanned *blocked*:
 /// lane `l` reads vectors `l * stripes ..` from shared memory and folds them in order, so the
@@ -211,11 +200,9 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 /// conflicts.
 ///
 /// # Safety
-/// Launched with [`SCAN_THREADS`] threads per block, either one block per tile of
-/// [`scan_tile_items`](layout::scan_tile_items)`(len)` items or fewer blocks (then
-/// persistent), with at least one [`TileBuffer`] of dynamic shared memory (two let a
-/// persistent block prefetch); `p` as documented on [`params::Scan`]; `shared` is this
-/// block's static shared memory.
+/// Launched with [`SCAN_THREADS`] threads per block and one block per tile of
+/// [`scan_tile_items`](crate::abi::layout::scan_tile_items)`(len)` items; `p` as documented on
+/// [`params::Scan`]; `shared` is this block's shared memory.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // index loops unroll into registers
 pub unsafe fn scan<
@@ -230,17 +217,14 @@ pub unsafe fn scan<
     op: Op,
     load: impl Fn(T) -> A,
     store: impl Fn(A) -> T,
-    shared: *mut ScanShared<A, SAVED>,
+    shared: *mut ScanShared<T, A, STRIPES, VEC, SAVED>,
 ) {
     const {
         assert!(VEC == super::tuning::vector_items(size_of::<T>()));
         assert!(STRIPES == super::tuning::scan_stripes(size_of::<T>()));
         assert!(SAVED == super::tuning::scan_saved_prefixes(size_of::<T>()));
         assert!(
-            size_of::<TileBuffer<T, STRIPES, VEC>>() == layout::scan_buffer_bytes(size_of::<T>())
-        );
-        assert!(
-            size_of::<ScanShared<A, SAVED>>() + size_of::<TileBuffer<T, STRIPES, VEC>>()
+            size_of::<ScanShared<T, A, STRIPES, VEC, SAVED>>()
                 <= super::tuning::SCAN_MAX_SHARED_BYTES,
             "the device scan stages a tile of 256 items in shared memory: items of this size do not fit"
         );
@@ -252,8 +236,9 @@ pub unsafe fn scan<
     let lane = lane_id() as usize;
     let warp = Warp::full();
     // SAFETY: the caller's conditions; global accesses are checked against `len`, and each
-    // warp touches only its own part of a staged tile, between `bar.warp.sync`s.
+    // warp touches only its own part of the staged tile, between `bar.warp.sync`s.
     unsafe {
+        let tile = thread::block_idx_x();
         // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`:
         // a power of two for items that vectorize, as the host gives. Saying so lets the
         // compiler shift instead of multiply: without it, 4-byte scans spill under the bounds.
@@ -262,251 +247,174 @@ pub unsafe fn scan<
             requested => requested,
         };
         let warp_items = 32 * stripes * VEC;
-        let tile_items = WARPS * warp_items;
-        // (`tile_items` is at least 256: a division that cannot fault.)
-        let tiles = ((len + tile_items - 1) / NonZeroUsize::new_unchecked(tile_items)) as u32;
-        let grid = thread::grid_dim_x();
-        let persistent = grid < tiles;
-        let buffer_bytes = size_of::<TileBuffer<T, STRIPES, VEC>>();
-        let buffers = dynamic_shared_bytes() as usize / buffer_bytes;
-        if buffers == 0 {
-            // The host gives every scan launch a tile buffer; without one nothing can run.
-            #[cfg(target_arch = "nvptx64")]
-            core::arch::nvptx::trap();
-        }
-        // A persistent block with room for two tiles copies its next tile while it scans one.
-        let prefetch = ASYNC_COPY && vectors && persistent && buffers >= 2;
-        let aligned = (input as usize | output as usize).is_multiple_of(16);
+        let tile_items = SCAN_THREADS as usize / 32 * warp_items;
+        let tile_start = tile as usize * tile_items;
+        let tile_len = len.min(tile_start + tile_items) - tile_start;
         let warp_id = (tid / 32) as usize;
-        // The warp's part of buffer `b`, as vectors and as a shared-space address; the lane's
-        // vector of stripe `s` is the warp's vector `32 s + lane`, the `j`-th vector of its
-        // block the warp's vector `lane * stripes + j`.
-        let slots = |b: usize| {
-            dynamic_shared_base()
-                .add(b * buffer_bytes + warp_id * (buffer_bytes / WARPS))
-                .cast::<[T; VEC]>()
-        };
+        let warp_start = tile_start + warp_id * warp_items;
+        // The warp's part of the tile. The lane's vector of stripe `s` is the warp's vector
+        // `32 s + lane`, the `j`-th vector of its block the warp's vector `lane * stripes + j`.
+        let slots = (&raw mut (*shared).tile[warp_id]).cast::<[T; VEC]>();
         let striped = |s: usize| 32 * s + lane;
         let blocked = |j: usize| lane * stripes + j;
-        // The shared-space address of the warp's 16-byte vector `g` of buffer `b`, in its
-        // `swizzle`d slot.
-        let warp_shared = cvta_to_shared_u64(slots(0) as u64);
-        let shared_slot =
-            |b: usize, g: usize| warp_shared + (b * buffer_bytes) as u64 + (swizzle(g) * 16) as u64;
-        let item_slot = |b: usize, i: usize| {
+        // The shared-space address of the warp's 16-byte vector `g`, in its `swizzle`d slot.
+        let warp_shared = cvta_to_shared_u64(slots as u64);
+        let shared_slot = |g: usize| warp_shared + (swizzle(g) * 16) as u64;
+        let item_slot = |i: usize| {
             let g = i / VEC;
-            slots(b)
+            slots
                 .add(if vectors { swizzle(g) } else { g })
                 .cast::<T>()
                 .add(i % VEC)
         };
-        let warp_start = |tile: u32| tile as usize * tile_items + warp_id * warp_items;
-        // Whether tile `tile` moves in vectors: full, aligned, of items that vectorize.
-        let vectorized = |tile: u32| vectors && aligned && (tile as usize + 1) * tile_items <= len;
-        // Starts copying tile `tile` into buffer `b` if it moves in vectors (see `copy_vectors`).
-        let stage_vectors = |tile: u32, b: usize| {
-            if tile < tiles && vectorized(tile) {
-                let lane_input = input.add(warp_start(tile) + lane * VEC);
-                copy_vectors::<T, STRIPES, VEC>(
-                    stripes,
-                    |s| lane_input.add(s * 32 * VEC),
-                    |s| shared_slot(b, striped(s)),
-                );
+        let vectorized = vectors
+            && tile_len == tile_items
+            && (input as usize | output as usize).is_multiple_of(16);
+        if vectorized {
+            let lane_input = input.add(warp_start + lane * VEC);
+            stage_vectors::<T, STRIPES, VEC>(
+                stripes,
+                |s| lane_input.add(s * 32 * VEC),
+                |s| shared_slot(striped(s)),
+            );
+        } else {
+            // A partial or unaligned tile, or items that do not vectorize: item by item, the
+            // warp's lanes side by side (a short loop: few registers for the rare path).
+            // Slots past the end hold the identity (stored as an item and loaded back, which
+            // every instantiation round-trips exactly), so the scan needs no bounds checks.
+            let past_end = store(op.identity());
+            let mut i = lane;
+            while i < warp_items {
+                *item_slot(i) = if warp_start + i < len {
+                    *input.add(warp_start + i)
+                } else {
+                    past_end
+                };
+                i += 32;
             }
+        }
+        bar_warp_sync(LaneMask::FULL);
+        // The lane's `j`-th vector of items.
+        let items = |j: usize| -> [A; VEC] {
+            let staged: [T; VEC] = if vectors {
+                read_vector(shared_slot(blocked(j)))
+            } else {
+                *slots.add(blocked(j))
+            };
+            staged.map(&load)
         };
-
-        // Thread 0 takes the block's first tile and reads the run's epoch; the barrier gives
-        // both to every thread.
-        if tid == 0 {
-            if persistent {
-                (*shared).taken = atom_add_relaxed_gpu_u32(&raw mut (*control).next_tile, 1);
+        // Pass 1: the lane's items folded in order, then the warp's exclusive scan of them.
+        let first = items(0);
+        let mut lane_total = first[0];
+        for e in 1..VEC {
+            lane_total = op.combine(lane_total, first[e]);
+        }
+        unrolled::<STRIPES>(|j| {
+            if j > 0 && j < stripes {
+                let x = items(j);
+                for e in 0..VEC {
+                    lane_total = op.combine(lane_total, x[e]);
+                }
             }
+        });
+        let inclusive = warp.inclusive_scan(lane_total, op);
+        let shifted = warp.shfl_up(inclusive, 1);
+        let lane_prefix = if lane == 0 { op.identity() } else { shifted };
+        let warp_total = warp.shfl(inclusive, 31);
+        // The epoch is read here, its latency hidden behind the loads; the block's barriers
+        // below make it visible to warp 0.
+        if tid == 0 {
             (*shared).epoch = ld_relaxed_gpu_u32(&raw const (*control).epoch);
         }
-        thread::sync_threads();
+        let (warp_prefix, tile_total) =
+            block::scan_warp_totals(warp_total, op, &(*shared).warp_totals);
+        if p.pass == scan_pass::TILE_TOTALS {
+            if tid == 0 {
+                *(p.tiles as *mut A).add(tile as usize) = tile_total;
+            }
+            return;
+        }
+        // Everything of the tile before the thread's items: kept in shared memory through the
+        // look-back rather than in a register, as the look-back needs the registers.
+        // (`saved` is only formed when the array has a slot per thread.)
+        let thread_prefix = op.combine(warp_prefix, lane_prefix);
+        let prefixes = (&raw mut (*shared).thread_prefixes).cast::<A>();
+        let saved = || prefixes.add(tid as usize);
+        if SAVED > 0 {
+            *saved() = thread_prefix;
+        }
+        let thread_prefix = || if SAVED > 0 { *saved() } else { thread_prefix };
         let epoch = (*shared).epoch;
         let status = TileStatus {
             words: p.status as *mut u64,
             capacity: p.capacity,
             flag: epoch + 1,
         };
-        let mut tile = if persistent {
-            (*shared).taken
-        } else {
-            thread::block_idx_x()
-        };
-        let mut buffer = 0;
-        // Whether the tile's copies went out already (prefetched during the previous tile).
-        let mut staged = false;
-        while tile < tiles {
-            if !staged {
-                stage_vectors(tile, buffer);
+        // The last tile's prefix depends on every other tile's aggregate, so once it has it,
+        // every tile has read this run's epoch: the last tile advances it for the next run.
+        let last = || tile == thread::grid_dim_x() - 1;
+        let advance_epoch =
+            || (*control).epoch = if epoch + 1 == MAX_EPOCH { 0 } else { epoch + 1 };
+        let mut run = thread_prefix();
+        if p.pass == scan_pass::FROM_TILE_PREFIXES {
+            run = op.combine(*(p.tiles as *const A).add(tile as usize), run);
+        } else if tile > 0 {
+            if tid == 0 {
+                status.publish(Slot::Tile(tile), tile_total);
             }
-            wait_copies();
-            if !vectorized(tile) {
-                // A partial or unaligned tile, or items that do not vectorize: item by item,
-                // the warp's lanes side by side (a short loop: few registers for the rare
-                // path). Slots past the end hold the identity (stored as an item and loaded
-                // back, which every instantiation round-trips exactly), so the scan needs no
-                // bounds checks.
-                let past_end = store(op.identity());
-                let start = warp_start(tile);
-                let mut i = lane;
-                while i < warp_items {
-                    *item_slot(buffer, i) = if start + i < len {
-                        *input.add(start + i)
-                    } else {
-                        past_end
-                    };
-                    i += 32;
-                }
-            }
-            bar_warp_sync(LaneMask::FULL);
-            // The lane's `j`-th vector of items.
-            let items = |j: usize| -> [A; VEC] {
-                let staged: [T; VEC] = if vectors {
-                    read_vector(shared_slot(buffer, blocked(j)))
-                } else {
-                    *slots(buffer).add(blocked(j))
-                };
-                staged.map(&load)
-            };
-            // Pass 1: the lane's items folded in order, then the warp's exclusive scan of them.
-            let first = items(0);
-            let mut lane_total = first[0];
-            for e in 1..VEC {
-                lane_total = op.combine(lane_total, first[e]);
-            }
-            unrolled::<STRIPES>(|j| {
-                if j > 0 && j < stripes {
-                    let x = items(j);
-                    for e in 0..VEC {
-                        lane_total = op.combine(lane_total, x[e]);
+            if tid < 32 {
+                let before_tile = tile_prefix(tile, tile_total, status, op);
+                if tid == 0 {
+                    (*shared).prefix = before_tile;
+                    if last() {
+                        advance_epoch();
                     }
                 }
-            });
-            let inclusive = warp.inclusive_scan(lane_total, op);
-            let shifted = warp.shfl_up(inclusive, 1);
-            let lane_prefix = if lane == 0 { op.identity() } else { shifted };
-            let warp_total = warp.shfl(inclusive, 31);
-            let (warp_prefix, tile_total) =
-                block::scan_warp_totals(warp_total, op, &(*shared).warp_totals);
-            // Everything of the tile before the thread's items: kept in shared memory through
-            // the look-back rather than in a register, as the look-back needs the registers.
-            // (`saved` is only formed when the array has a slot per thread.)
-            let thread_prefix = op.combine(warp_prefix, lane_prefix);
-            let prefixes = (&raw mut (*shared).thread_prefixes).cast::<A>();
-            let saved = || prefixes.add(tid as usize);
-            if SAVED > 0 {
-                *saved() = thread_prefix;
-            }
-            let thread_prefix = || if SAVED > 0 { *saved() } else { thread_prefix };
-            // What comes before the tile, in `(*shared).prefix` after the barrier below.
-            match p.pass {
-                scan_pass::TILE_TOTALS => {
-                    if tid == 0 {
-                        *(p.tiles as *mut A).add(tile as usize) = tile_total;
-                    }
-                }
-                scan_pass::FROM_TILE_PREFIXES => {
-                    if tid == 0 {
-                        (*shared).prefix = *(p.tiles as *const A).add(tile as usize);
-                    }
-                }
-                _ => {
-                    // The last tile's prefix depends on every other tile's aggregate, so once
-                    // it has it, every tile has read this run's epoch: the last tile advances
-                    // it for the next run.
-                    if tid == 0 {
-                        status.publish(Slot::Tile(tile), tile_total);
-                    }
-                    let before_tile = if tile > 0 && tid < 32 {
-                        tile_prefix(tile, tile_total, status, op)
-                    } else {
-                        op.identity()
-                    };
-                    if tid == 0 {
-                        (*shared).prefix = before_tile;
-                        if tile == tiles - 1 {
-                            (*control).epoch = if epoch + 1 == MAX_EPOCH { 0 } else { epoch + 1 };
-                        }
-                    }
-                }
-            }
-            // Thread 0 takes the block's next tile once this one's prefix is known: between
-            // taking a tile and publishing its aggregate a block then waits for nobody (a
-            // tile taken before the look-back would pass its wait on to every later tile).
-            if tid == 0 && persistent {
-                (*shared).taken = atom_add_relaxed_gpu_u32(&raw mut (*control).next_tile, 1);
             }
             thread::sync_threads();
-            let next = if persistent { (*shared).taken } else { NO_TILE };
-            // The next tile's copies go out now, into the other buffer, and land while this
-            // tile is stored.
-            if prefetch {
-                stage_vectors(next, 1 - buffer);
-            }
-            if p.pass != scan_pass::TILE_TOTALS {
-                let mut run = if p.pass == scan_pass::SINGLE && tile == 0 {
-                    thread_prefix()
-                } else {
-                    op.combine((*shared).prefix, thread_prefix())
-                };
-                if p.carry != 0 {
-                    // The carry-in comes first: one combine per thread, the same for every tile.
-                    run = op.combine(*(p.carry as *const A), run);
-                }
-                // Pass 2: the lane's items scanned in order after everything before them, the
-                // outputs written over the items.
-                unrolled::<STRIPES>(|j| {
-                    if j >= stripes {
-                        return;
-                    }
-                    let x = items(j);
-                    let mut out = [T::zeroed(); VEC];
-                    for e in 0..VEC {
-                        let inclusive = op.combine(run, x[e]);
-                        out[e] = store(if p.exclusive != 0 { run } else { inclusive });
-                        run = inclusive;
-                    }
-                    if vectors {
-                        write_vector(shared_slot(buffer, blocked(j)), out);
-                    } else {
-                        *slots(buffer).add(blocked(j)) = out;
-                    }
-                });
-                bar_warp_sync(LaneMask::FULL);
-                let start = warp_start(tile);
-                if vectorized(tile) {
-                    let lane_output = output.add(start + lane * VEC) as *mut Vector<T, VEC>;
-                    unrolled::<STRIPES>(|s| {
-                        if s < stripes {
-                            *lane_output.add(s * 32) =
-                                Vector(read_vector(shared_slot(buffer, striped(s))));
-                        }
-                    });
-                } else {
-                    let mut i = lane;
-                    while i < warp_items && start + i < len {
-                        *output.add(start + i) = *item_slot(buffer, i);
-                        i += 32;
-                    }
-                    // Other lanes' slots were read: the next tile in this buffer waits.
-                    bar_warp_sync(LaneMask::FULL);
-                }
-            }
-            tile = next;
-            if prefetch {
-                (buffer, staged) = (1 - buffer, true);
+            run = op.combine((*shared).prefix, thread_prefix());
+        } else if tid == 0 {
+            status.publish(Slot::Tile(0), tile_total);
+            if last() {
+                advance_epoch();
             }
         }
-        // The last persistent block to finish resets the tile counter: every block has taken
-        // its last tile by then.
-        if persistent && tid == 0 {
-            let finished = atom_add_relaxed_gpu_u32(&raw mut (*control).finished_blocks, 1);
-            if finished == grid - 1 {
-                st_relaxed_gpu_u32(&raw mut (*control).next_tile, 0);
-                st_relaxed_gpu_u32(&raw mut (*control).finished_blocks, 0);
+        if p.carry != 0 {
+            // The carry-in comes first: one combine per thread, the same for every tile.
+            run = op.combine(*(p.carry as *const A), run);
+        }
+        // Pass 2: the lane's items scanned in order after everything before them, the outputs
+        // written over the items.
+        unrolled::<STRIPES>(|j| {
+            if j >= stripes {
+                return;
+            }
+            let x = items(j);
+            let mut out = [T::zeroed(); VEC];
+            for e in 0..VEC {
+                let inclusive = op.combine(run, x[e]);
+                out[e] = store(if p.exclusive != 0 { run } else { inclusive });
+                run = inclusive;
+            }
+            if vectors {
+                write_vector(shared_slot(blocked(j)), out);
+            } else {
+                *slots.add(blocked(j)) = out;
+            }
+        });
+        bar_warp_sync(LaneMask::FULL);
+        if vectorized {
+            let lane_output = output.add(warp_start + lane * VEC) as *mut Vector<T, VEC>;
+            unrolled::<STRIPES>(|s| {
+                if s < stripes {
+                    *lane_output.add(s * 32) = Vector(read_vector(shared_slot(striped(s))));
+                }
+            });
+        } else {
+            let mut i = lane;
+            while i < warp_items && warp_start + i < len {
+                *output.add(warp_start + i) = *item_slot(i);
+                i += 32;
             }
         }
     }
@@ -521,20 +429,16 @@ fn swizzle(g: usize) -> usize {
     g ^ ((g >> 3) & 7)
 }
 
-/// Whether the target copies from global to shared memory asynchronously (`cp.async`,
-/// sm_80 and newer; the host compiles the code it would run).
-const ASYNC_COPY: bool = cfg!(any(not(target_arch = "nvptx64"), target_feature = "sm_80"));
-
 /// Copies one 16-byte vector per stripe `s < stripes` from `src(s)` to the shared address
 /// `dst(s)`: with `cp.async` where the target has it (no registers; the loads of every stripe
-/// in flight at once; complete after a later [`wait_copies`]), else through registers, every load issued before the first store
-/// (complete on return).
+/// in flight at once), else through registers, every load issued before the first store.
+/// Returns once the thread may read its slots.
 ///
 /// # Safety
 /// `src(s)` are 16-byte-aligned global pointers to 16 readable bytes, `dst(s)` 16-byte-aligned
-/// `.shared` addresses of 16 bytes that nothing else touches until the copy is complete.
+/// `.shared` addresses of 16 bytes that nothing else touches meanwhile.
 #[inline(always)]
-unsafe fn copy_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
+unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
     stripes: usize,
     src: impl Fn(usize) -> *const T,
     dst: impl Fn(usize) -> u64,
@@ -543,12 +447,15 @@ unsafe fn copy_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
     unsafe {
         #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
         {
-            use crate::instr::memory::{cp_async_cg_shared_global_16, cvta_to_global_u64};
+            use crate::instr::memory::{
+                cp_async_cg_shared_global_16, cp_async_wait_all, cvta_to_global_u64,
+            };
             unrolled::<STRIPES>(|s| {
                 if s < stripes {
                     cp_async_cg_shared_global_16(dst(s), cvta_to_global_u64(src(s) as u64));
                 }
             });
+            cp_async_wait_all();
         }
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
         {
@@ -565,14 +472,6 @@ unsafe fn copy_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
             });
         }
     }
-}
-
-/// Waits until every copy the thread started has completed (`cp.async` only): the thread may
-/// then read what they wrote.
-#[inline(always)]
-fn wait_copies() {
-    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
-    crate::instr::memory::cp_async_wait_all();
 }
 
 /// The 16 bytes at the `.shared` address `a`, in one `ld.shared.v4`.
