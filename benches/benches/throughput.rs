@@ -311,53 +311,24 @@ trait Data: Element + Default {
     fn accum(sum: i128) -> Self::Accum;
 }
 
-impl Data for u32 {
-    fn random(rng: &mut StdRng) -> Self {
-        rng.random()
-    }
-    fn code(self) -> i128 {
-        self as i128
-    }
-    fn accum(sum: i128) -> u32 {
-        sum as u32
-    }
+/// Integers: uniform over the whole type; sums wrap.
+macro_rules! integer_data {
+    ($($t:ty),*) => {$(
+        impl Data for $t {
+            fn random(rng: &mut StdRng) -> Self {
+                rng.random()
+            }
+            fn code(self) -> i128 {
+                self as i128
+            }
+            fn accum(sum: i128) -> $t {
+                sum as $t
+            }
+        }
+    )*};
 }
 
-impl Data for u64 {
-    fn random(rng: &mut StdRng) -> Self {
-        rng.random()
-    }
-    fn code(self) -> i128 {
-        self as i128
-    }
-    fn accum(sum: i128) -> u64 {
-        sum as u64
-    }
-}
-
-impl Data for i32 {
-    fn random(rng: &mut StdRng) -> Self {
-        rng.random()
-    }
-    fn code(self) -> i128 {
-        self as i128
-    }
-    fn accum(sum: i128) -> i32 {
-        sum as i32
-    }
-}
-
-impl Data for i64 {
-    fn random(rng: &mut StdRng) -> Self {
-        rng.random()
-    }
-    fn code(self) -> i128 {
-        self as i128
-    }
-    fn accum(sum: i128) -> i64 {
-        sum as i64
-    }
-}
+integer_data!(u32, i32, u64, i64);
 
 const F32_GRID: f64 = 16.0;
 const F64_GRID: f64 = (1u64 << 20) as f64;
