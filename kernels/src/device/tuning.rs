@@ -5,8 +5,10 @@
 /// Threads per block of the device reduce.
 pub const REDUCE_THREADS: u32 = 256;
 /// Resident blocks per multiprocessor the reduce grid is sized for (fewer where the kernel's
-/// registers do not allow as many: the host asks the driver).
-pub const REDUCE_BLOCKS_PER_SM: u32 = 4;
+/// registers do not allow as many: the host asks the driver). On an H200 at 2^28 items, up to
+/// 8 against 4: integer sums and min/max and float min/max 1.5-2.5% faster, level with CUB
+/// (0.99-1.00x, from 0.96-0.98x); float sums unchanged.
+pub const REDUCE_BLOCKS_PER_SM: u32 = 8;
 /// 16-byte loads each thread of the reduce has in flight per loop step.
 pub const REDUCE_UNROLL: usize = 4;
 /// Threads per block of the device scan.

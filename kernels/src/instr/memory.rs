@@ -229,6 +229,34 @@ pub unsafe fn st_shared_v4_u32(a: u64, b: [u32; 4]) {
     }
 }
 
+/// `ld.global.nc.v4.u32 {d0, d1, d2, d3}, [a]`: loads 16 bytes from global memory in one
+/// instruction through the non-coherent (read-only) data path (CUDA's `__ldg`; CUB's
+/// `LOAD_LDG`), which does not keep the SM's cache coherent with writes made while the kernel
+/// runs.
+///
+/// PTX ISA: [`ld.global.nc`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-ld-global-nc).
+/// PTX 3.1, every target.
+///
+/// # Safety
+/// `a` is a 16-byte-aligned `.global` address ([`cvta_to_global_u64`]) of 16 readable bytes
+/// that no thread writes during the kernel before this load or concurrently with it (the
+/// non-coherent path may return older bytes).
+#[doc(alias = "__ldg")]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn ld_global_nc_v4_u32(a: u64) -> [u32; 4] {
+    crate::device_only! {
+        let (d0, d1, d2, d3): (u32, u32, u32, u32);
+        // SAFETY: the caller passes an aligned global address of read-only bytes.
+        unsafe {
+            core::arch::asm!("ld.global.nc.v4.u32 {{{d0}, {d1}, {d2}, {d3}}}, [{a}];",
+                d0 = out(reg32) d0, d1 = out(reg32) d1, d2 = out(reg32) d2, d3 = out(reg32) d3,
+                a = in(reg64) a, options(nostack, readonly, preserves_flags));
+        }
+        [d0, d1, d2, d3]
+    }
+}
+
 /// `cp.async.cg.shared.global [dst], [src], 16`: starts copying 16 bytes from global memory
 /// to shared memory without going through registers, cached in L2 only; the copy completes
 /// at the thread's next [`cp_async_wait_all`] (or a `cp.async.wait_group` covering it), and

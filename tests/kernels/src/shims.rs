@@ -178,6 +178,10 @@ mod families {
             warpkit_instr_cvta_to_shared_u64 => "cvta.to.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_to_shared_u64(a as u64) as u32;
             // Twice: LLVM converts the `io` parameter with the same instruction.
             warpkit_instr_cvta_to_global_u64 => "cvta.to.global.u64" * 2, since sm_70: |a, _b, _c| cvta_to_global_u64(a as u64) as u32;
+            warpkit_instr_ld_global_nc_v4_u32 => "ld.global.nc.v4.u32" * 1, since sm_70: |_a, _b, _c, p| {
+                let words = unsafe { ld_global_nc_v4_u32(cvta_to_global_u64(p as u64)) };
+                words[0] ^ words[1] ^ words[2] ^ words[3]
+            };
             warpkit_instr_ld_shared_v4_u32 => "ld.shared.v4.u32" * 1, since sm_70: |a, _b, _c| {
                 let words = warpkit::shared_array!(LD_SHARED_V4: [u32; 1024]) as *mut [u32; 4];
                 let mine = unsafe { words.add(warpkit::kernel::thread_idx_x() as usize % 256) };
