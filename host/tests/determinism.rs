@@ -6,7 +6,7 @@
 //!   that runs on it (the driver compiles `sm_70` PTX for an H100 differently from `sm_90`),
 //!
 //! - with the reduce's grid forced smaller and larger than the default
-//!   (`Queue::set_reduce_grid`: one block, a few, more than the device holds at once),
+//!   (`Queue::set_reduce_grid`: one block, a few, one block per tile),
 //!
 //! give one hash per (type, operation). Tiles are a function of the length alone
 //! (`warpkit::abi::layout`): the scan launches one block per tile, and which block reduces a
@@ -14,8 +14,8 @@
 //! `WARPKIT_SEED=<n>` two machines (an H100 and an H200) draw the same values, and their
 //! printed hashes must be equal too.
 //!
-//! Also: several scans and reduces in flight at once on different streams, each correct, with
-//! grids that cannot all be resident at once.
+//! Also: several scans and reduces in flight at once on different streams, each correct, the
+//! scans with grids that cannot all be resident at once.
 
 mod common;
 
@@ -56,6 +56,11 @@ fn hash_bits<T: bytemuck::Pod>(values: &[T]) -> u64 {
     let mut h = DefaultHasher::new();
     bytemuck::cast_slice::<T, u8>(values).hash(&mut h);
     h.finish()
+}
+
+/// The largest grid the reduce launches over `n` items of `T`: one block per tile.
+fn block_per_tile<T>(n: usize) -> Option<NonZeroU32> {
+    NonZeroU32::new(warpkit::abi::layout::reduce_tiles(n as u64, size_of::<T>()) as u32)
 }
 
 /// (reduce, inclusive scan, exclusive scan) hashes of `data` at element `offset`, the reduce
@@ -118,12 +123,15 @@ fn same_bits_everywhere<T: Spread>(name: &str) {
             runs.push((label.clone(), wk, offset, None));
         }
     }
-    // The default module again, the reduce on grids of 1, 5 and 131 blocks and of more blocks
-    // than the device holds at once (its default is one wave).
-    let sms = modules[0].1.multiprocessors();
-    for blocks in [1, 5, 131, 8 * sms] {
-        let label = format!("{} on {blocks} blocks", modules[0].0);
-        runs.push((label, &modules[0].1, 1, NonZeroU32::new(blocks)));
+    // The default module again, the reduce on grids of 1, 5 and 131 blocks and of one block
+    // per tile (the largest it launches; its default is what the device holds at once).
+    for grid in [1, 5, 131]
+        .map(NonZeroU32::new)
+        .into_iter()
+        .chain([block_per_tile::<T>(n)])
+    {
+        let label = format!("{} on {} blocks", modules[0].0, grid.unwrap());
+        runs.push((label, &modules[0].1, 1, grid));
     }
     for (label, wk, offset, grid) in runs {
         let h = hashes(wk, &data, offset, grid);
@@ -159,14 +167,13 @@ fn f64_sums_have_the_same_bits_at_every_offset_and_from_every_module() {
 /// Eight queues on eight streams, each with a scan and a reduce in flight at the same time
 /// (enqueued round-robin before any is waited for), on different data: each result correct.
 /// Each scan has more tiles (blocks) than the device holds at once, so each grid finds the
-/// others' blocks on the multiprocessors; every other queue's reduce launches more blocks than
-/// fit at once too.
+/// others' blocks on the multiprocessors; every other queue's reduce launches one block per
+/// tile, the largest grid it takes.
 #[test]
 fn concurrent_scans_on_different_streams() {
     let Some(wk) = device(None) else { return };
     let (_, mut rng) = seeded();
     let ctx = open_device(0).unwrap();
-    let sms = wk.multiprocessors();
     let lanes: Vec<_> = (0..8)
         .map(|k| {
             let n = (1 << 23) + 977 * k;
@@ -174,7 +181,7 @@ fn concurrent_scans_on_different_streams() {
             let stream = ctx.new_stream().unwrap();
             let mut q = Queue::new(&wk, &stream).unwrap();
             if k % 2 == 1 {
-                q.set_reduce_grid(NonZeroU32::new(8 * sms));
+                q.set_reduce_grid(block_per_tile::<u32>(n));
             }
             let input = stream.clone_htod(&data).unwrap();
             let output = stream.clone_htod(&vec![0xA5A5_A5A5u32; n]).unwrap();
