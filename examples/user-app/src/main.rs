@@ -730,7 +730,7 @@ fn check_print_output(ok: bool, stdout: &str) -> Result<(), Error> {
     }
     for i in 0..HELLO_LINES {
         let line = format!(
-            "hello from thread {i}: {i} squared is {}",
+            "hello from thread {i}: {i} squared times 0.5 is {}",
             (i * i) as f32 * 0.5
         );
         let count = stdout.lines().filter(|l| *l == line).count();

@@ -150,8 +150,9 @@ pub unsafe fn say_hello(lines: u32, scale: f32) {
     let i = kernel::global_index() as u32;
     if i < lines {
         warpkit::println!(
-            "hello from thread {i}: {} squared is {}",
+            "hello from thread {i}: {} squared times {} is {}",
             i,
+            scale,
             (i * i) as f32 * scale
         );
     }

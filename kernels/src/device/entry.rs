@@ -171,7 +171,7 @@ mod library {
     macro_rules! per_type {
         ($ty:ident, $idx:ident, [$(($op:ident, $name:ident)),*], [$(($arg:ident, $arg_name:ident)),*]) => {
             $(
-                crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, $ty, $op, |_, x| x, |x| x);
+                reduce_entry!($ty, $op, $name);
                 crate::__scan_kernel!(crate::kernel_name!(scan, $name, $ty), $ty, $ty, $op, |x| x, |x| x);
                 crate::__rows_kernels!(crate::kernel_name!(rows_reduce, $name, $ty), crate::kernel_name!(rows_scan, $name, $ty),
                     $ty, $ty, $op, |x| x, |x| x);
@@ -182,6 +182,33 @@ mod library {
                     |i, x| Ranked::of::<$ty, $arg>(x, i as $idx),
                     |r: Ranked<<$ty as Rankable>::Rank, $idx>| r.indexed::<$ty, $arg>());
             )*
+        };
+    }
+
+    /// The device reduce of `$op` over `$ty`. Float min and max reduce their values' ranks
+    /// ([`Rankable`]) with an unsigned minimum (one `redux.sync` per warp for 32 bits) instead
+    /// of the NaN and signed-zero selects of each float combine: the same bits, as the ranks
+    /// order numbers as [`Min`]/[`Max`] do and every NaN last.
+    macro_rules! reduce_entry {
+        (f32, $op:ident, $name:ident) => { float_reduce_entry!(f32, $op, $name); };
+        (f64, $op:ident, $name:ident) => { float_reduce_entry!(f64, $op, $name); };
+        ($ty:ident, $op:ident, $name:ident) => {
+            crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, $ty, $op, |_, x| x, |x| x);
+        };
+    }
+
+    macro_rules! float_reduce_entry {
+        ($ty:ident, Min, $name:ident) => { ranked_reduce_entry!($ty, false, $name); };
+        ($ty:ident, Max, $name:ident) => { ranked_reduce_entry!($ty, true, $name); };
+        ($ty:ident, $op:ident, $name:ident) => {
+            crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, $ty, $op, |_, x| x, |x| x);
+        };
+    }
+
+    macro_rules! ranked_reduce_entry {
+        ($ty:ident, $max:expr, $name:ident) => {
+            crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, <$ty as Rankable>::Rank, Min,
+                |_, x: $ty| x.rank($max), |r| <$ty as Rankable>::unrank(r, $max));
         };
     }
 

@@ -257,6 +257,31 @@ pub unsafe fn ld_global_nc_v4_u32(a: u64) -> [u32; 4] {
     }
 }
 
+/// `st.global.cs.v4.u32 [a], {b0, b1, b2, b3}`: stores 16 bytes to global memory in one
+/// instruction, marked *streaming* (`.cs`: likely written once and not read soon, so its
+/// lines are the first evicted from L1 and L2).
+///
+/// PTX ISA: [`st`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-st),
+/// [cache operators](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#cache-operators).
+/// PTX 2.0, every target.
+///
+/// # Safety
+/// `a` is a 16-byte-aligned `.global` address ([`cvta_to_global_u64`]) of 16 writable bytes
+/// that no other thread accesses concurrently.
+#[doc(alias = "__stcs")]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn st_global_cs_v4_u32(a: u64, b: [u32; 4]) {
+    crate::device_only! {
+        // SAFETY: the caller passes an aligned global address of writable bytes.
+        unsafe {
+            core::arch::asm!("st.global.cs.v4.u32 [{a}], {{{b0}, {b1}, {b2}, {b3}}};", a = in(reg64) a,
+                b0 = in(reg32) b[0], b1 = in(reg32) b[1], b2 = in(reg32) b[2], b3 = in(reg32) b[3],
+                options(nostack, preserves_flags));
+        }
+    }
+}
+
 /// `cp.async.cg.shared.global [dst], [src], 16`: starts copying 16 bytes from global memory
 /// to shared memory without going through registers, cached in L2 only; the copy completes
 /// at the thread's next [`cp_async_wait_all`] (or a `cp.async.wait_group` covering it), and

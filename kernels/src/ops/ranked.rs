@@ -181,6 +181,7 @@ impl ReduceOp<Ranked<u64, u64>> for LowestRank {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::{Max, Min};
 
     /// Every pair of candidates drawn from tricky values: ranking, combining and turning back
     /// gives what `ArgMin`/`ArgMax` give on the values themselves, bits included.
@@ -258,6 +259,67 @@ mod tests {
         agrees::<i32, u32, u32>(&[0, 1, -1, i32::MIN, i32::MAX, -7], |i| i as u32 % 3);
         agrees::<u64, u64, u64>(&[0, 1, u64::MAX, 1 << 63], |i| i as u64 % 3);
         agrees::<i64, u64, u64>(&[0, -1, i64::MIN, i64::MAX, 9], |i| i as u64 % 3);
+    }
+
+    /// The device reduce of float `Min`/`Max` takes the unsigned minimum of ranks: for every
+    /// pair of tricky values, and the identity, that gives the bits `Min`/`Max` give.
+    fn ranks_reduce_as_min_and_max<T, R>(values: &[T])
+    where
+        T: Rankable<Rank = R> + bytemuck::Pod + core::fmt::Debug,
+        R: Copy + Ord,
+        Min: ReduceOp<T> + ReduceOp<R>,
+        Max: ReduceOp<T>,
+    {
+        fn check<T, R>(a: T, b: T, max: bool, want: T)
+        where
+            T: Rankable<Rank = R> + bytemuck::Pod + core::fmt::Debug,
+            R: Copy + Ord,
+            Min: ReduceOp<R>,
+        {
+            let got = T::unrank(Min.combine(a.rank(max), b.rank(max)), max);
+            assert_eq!(
+                bytemuck::bytes_of(&got),
+                bytemuck::bytes_of(&want),
+                "max={max} {a:?} {b:?}: got {got:?}, want {want:?}"
+            );
+        }
+        let min_identity: T = Min.identity();
+        let max_identity: T = Max.identity();
+        for &x in values.iter().chain([&min_identity, &max_identity]) {
+            for &y in values.iter().chain([&min_identity, &max_identity]) {
+                check(x, y, false, Min.combine(x, y));
+                check(x, y, true, Max.combine(x, y));
+            }
+        }
+        let empty_min = T::unrank(ReduceOp::<R>::identity(Min), false);
+        let empty_max = T::unrank(ReduceOp::<R>::identity(Min), true);
+        assert_eq!(bytemuck::bytes_of(&empty_min), bytemuck::bytes_of(&min_identity));
+        assert_eq!(bytemuck::bytes_of(&empty_max), bytemuck::bytes_of(&max_identity));
+    }
+
+    #[test]
+    fn float_min_and_max_reduce_as_ranks() {
+        let f32s = [
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7fc0_0001),
+            f32::from_bits(0xffff_ffff),
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            -f32::from_bits(1),
+            f32::MAX,
+            f32::MIN,
+        ];
+        ranks_reduce_as_min_and_max::<f32, u32>(&f32s);
+        let mut f64s = f32s.map(|x| x as f64).to_vec();
+        f64s.extend([f64::from_bits(1), -f64::from_bits(1), f64::from_bits(u64::MAX)]);
+        ranks_reduce_as_min_and_max::<f64, u64>(&f64s);
     }
 
     #[test]

@@ -182,6 +182,10 @@ mod families {
                 let words = unsafe { ld_global_nc_v4_u32(cvta_to_global_u64(p as u64)) };
                 words[0] ^ words[1] ^ words[2] ^ words[3]
             };
+            warpkit_instr_st_global_cs_v4_u32 => "st.global.cs.v4.u32" * 1, since sm_70: |a, b, _c, p| {
+                unsafe { st_global_cs_v4_u32(cvta_to_global_u64(p as u64), [a, b, a ^ b, a | b]) };
+                a
+            };
             warpkit_instr_ld_shared_v4_u32 => "ld.shared.v4.u32" * 1, since sm_70: |a, _b, _c| {
                 let words = warpkit::shared_array!(LD_SHARED_V4: [u32; 1024]) as *mut [u32; 4];
                 let mine = unsafe { words.add(warpkit::kernel::thread_idx_x() as usize % 256) };
