@@ -222,6 +222,11 @@ fn async_copy_wrappers_emit_their_instruction_from_sm80() {
 }
 
 #[test]
+fn l2_hint_wrappers_emit_their_instruction_from_sm87() {
+    check_family_below(shims::L2_HINTS, Below::Absent);
+}
+
+#[test]
 fn every_shim_kernel_is_in_a_family() {
     let listed: Vec<&str> = shims::FAMILIES
         .iter()

@@ -190,25 +190,53 @@ mod library {
     /// of the NaN and signed-zero selects of each float combine: the same bits, as the ranks
     /// order numbers as [`Min`]/[`Max`] do and every NaN last.
     macro_rules! reduce_entry {
-        (f32, $op:ident, $name:ident) => { float_reduce_entry!(f32, $op, $name); };
-        (f64, $op:ident, $name:ident) => { float_reduce_entry!(f64, $op, $name); };
+        (f32, $op:ident, $name:ident) => {
+            float_reduce_entry!(f32, $op, $name);
+        };
+        (f64, $op:ident, $name:ident) => {
+            float_reduce_entry!(f64, $op, $name);
+        };
         ($ty:ident, $op:ident, $name:ident) => {
-            crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, $ty, $op, |_, x| x, |x| x);
+            crate::__reduce_kernel!(
+                crate::kernel_name!(reduce, $name, $ty),
+                $ty,
+                $ty,
+                $op,
+                |_, x| x,
+                |x| x
+            );
         };
     }
 
     macro_rules! float_reduce_entry {
-        ($ty:ident, Min, $name:ident) => { ranked_reduce_entry!($ty, false, $name); };
-        ($ty:ident, Max, $name:ident) => { ranked_reduce_entry!($ty, true, $name); };
+        ($ty:ident, Min, $name:ident) => {
+            ranked_reduce_entry!($ty, false, $name);
+        };
+        ($ty:ident, Max, $name:ident) => {
+            ranked_reduce_entry!($ty, true, $name);
+        };
         ($ty:ident, $op:ident, $name:ident) => {
-            crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, $ty, $op, |_, x| x, |x| x);
+            crate::__reduce_kernel!(
+                crate::kernel_name!(reduce, $name, $ty),
+                $ty,
+                $ty,
+                $op,
+                |_, x| x,
+                |x| x
+            );
         };
     }
 
     macro_rules! ranked_reduce_entry {
         ($ty:ident, $max:expr, $name:ident) => {
-            crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, <$ty as Rankable>::Rank, Min,
-                |_, x: $ty| x.rank($max), |r| <$ty as Rankable>::unrank(r, $max));
+            crate::__reduce_kernel!(
+                crate::kernel_name!(reduce, $name, $ty),
+                $ty,
+                <$ty as Rankable>::Rank,
+                Min,
+                |_, x: $ty| x.rank($max),
+                |r| <$ty as Rankable>::unrank(r, $max)
+            );
         };
     }
 

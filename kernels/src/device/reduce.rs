@@ -20,6 +20,7 @@ use crate::abi::layout::reduce_tile_items;
 use crate::abi::params;
 use crate::block::{self, TempStorage};
 use crate::instr::atomic::atom_add_acq_rel_gpu_u32;
+use crate::instr::memory::{cvta_to_global_u64, prefetch_global_l2};
 use crate::kernel as thread;
 use crate::ops::ReduceOp;
 use bytemuck::Pod;
@@ -66,6 +67,11 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
     let grid = thread::grid_dim_x();
     // SAFETY: the caller's conditions; every index is checked against `len`.
     unsafe {
+        if tid == 0 {
+            // The ticket's line, asked of L2 behind the loads: after a run that left it out of
+            // L2, the first block's ticket need not wait for DRAM.
+            prefetch_global_l2(cvta_to_global_u64(p.counter));
+        }
         let partial_count = if Op::ORDER_INDEPENDENT {
             let acc = grid_strided::<T, A, Op, VEC>(input, len, op, &load);
             let total = block::reduce(acc, op, &(*shared).warp_values);

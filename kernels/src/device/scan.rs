@@ -22,6 +22,12 @@
 //! Tile `t` is block `t`: blocks start in index order, so every older tile is running or done
 //! and the look-back always makes progress (CUB's decoupled look-back assumes the same).
 //!
+//! Warp 0 asks L2 for the status lines its look-back will read (`prefetch.global.L2`, with
+//! `::evict_last` where the PTX has it) as the tile starts, before its loads: while the tile
+//! streams in, those lines would otherwise have left L2, and the look-back's first polls would
+//! wait for DRAM. On an H200 at 2^28 items this made the scans 1-2.5% faster (u32 638 → 630
+//! µs, u64 1237 → 1206 µs).
+//!
 //! A carry-in ([`params::Scan::carry`]), when given, is combined in front of each thread's
 //! prefix (`c ⊕ prefix`), so a scan can continue one that ended elsewhere (another GPU's
 //! shard) without a second pass over the output.
@@ -51,7 +57,7 @@
 //! in a CUDA graph is correct on every replay and needs no initialisation launch.
 
 use super::sync::{Backoff, warp_poll};
-use super::tile_status::{Slot, TileStatus};
+use super::tile_status::{Slot, StatusArray, TileStatus};
 use super::tuning::{SCAN_THREADS, vectorizes};
 use super::{Vector, unrolled};
 use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
@@ -186,6 +192,27 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
     }
 }
 
+/// Warp 0 of tile `tile > 0`, before its tile arrives: asks L2 for the lines that its
+/// look-back ([`tile_prefix`]) reads first: lane `i`'s tile of the group and group
+/// `group - 1 - i`'s slots. Where the status has left L2 (small or cold runs), the first polls
+/// then need not wait for DRAM.
+///
+/// # Safety
+/// The status array is sized for this run's tiles.
+#[inline(always)]
+unsafe fn prefetch_lookback<A>(array: StatusArray, tile: u32) {
+    let lane = lane_id();
+    let group = tile / SCAN_GROUP as u32;
+    // SAFETY: the caller's condition; the slots are those `tile_prefix` reads.
+    unsafe {
+        array.prefetch::<A>(Slot::Tile(group * SCAN_GROUP as u32 + lane));
+        if lane < group {
+            array.prefetch::<A>(Slot::Group(group - 1 - lane));
+            array.prefetch::<A>(Slot::GroupPrefix(group - 1 - lane));
+        }
+    }
+}
+
 /// One tile of the device scan (see the [module docs](self)): items `T` are combined as `A`
 /// (`load`, then `store` for the output).
 ///
@@ -270,6 +297,13 @@ pub unsafe fn scan<
         let vectorized = vectors
             && tile_len == tile_items
             && (input as usize | output as usize).is_multiple_of(16);
+        let array = StatusArray {
+            words: p.status as *mut u64,
+            capacity: p.capacity,
+        };
+        if warp_id == 0 && tile > 0 && p.pass == scan_pass::SINGLE {
+            prefetch_lookback::<A>(array, tile);
+        }
         if vectorized {
             let lane_input = input.add(warp_start + lane * VEC);
             stage_vectors::<T, STRIPES, VEC>(
@@ -346,8 +380,7 @@ pub unsafe fn scan<
         let thread_prefix = || if SAVED > 0 { *saved() } else { thread_prefix };
         let epoch = (*shared).epoch;
         let status = TileStatus {
-            words: p.status as *mut u64,
-            capacity: p.capacity,
+            array,
             flag: epoch + 1,
         };
         // The last tile's prefix depends on every other tile's aggregate, so once it has it,

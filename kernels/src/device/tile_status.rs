@@ -11,7 +11,8 @@
 
 use crate::abi::layout::{SCAN_GROUP, status_words_per_slot};
 use crate::instr::memory::{
-    ld_relaxed_gpu_u64, ld_relaxed_gpu_v2_u64, st_relaxed_gpu_u64, st_relaxed_gpu_v2_u64,
+    cvta_to_global_u64, ld_relaxed_gpu_u64, ld_relaxed_gpu_v2_u64, st_relaxed_gpu_u64,
+    st_relaxed_gpu_v2_u64,
 };
 use crate::warp::shfl::map_words;
 use bytemuck::Pod;
@@ -28,18 +29,53 @@ pub enum Slot {
     GroupPrefix(u32),
 }
 
-/// A run's view of the tile status.
+/// The tile status array, apart from any run.
 #[derive(Clone, Copy)]
-pub struct TileStatus {
+pub struct StatusArray {
     /// 16-byte aligned.
     pub words: *mut u64,
     /// A power of two, at least the number of tiles and at least [`SCAN_GROUP`].
     pub capacity: u32,
+}
+
+/// A run's view of the tile status.
+#[derive(Clone, Copy)]
+pub struct TileStatus {
+    pub array: StatusArray,
     /// `epoch + 1` of this run: never 0, the value of zeroed storage.
     pub flag: u32,
 }
 
-impl TileStatus {
+impl StatusArray {
+    /// Asks L2 for the line holding `slot` (values of `A`), so that a first read of it later
+    /// need not wait for DRAM (after the status has left L2).
+    ///
+    /// # Safety
+    /// The slot is inside the status array.
+    #[inline(always)]
+    pub unsafe fn prefetch<A>(self, slot: Slot) {
+        let a = cvta_to_global_u64(self.slot::<A>(slot) as u64);
+        // Kept in L2 before the streaming tiles where the target's PTX has the hint: the
+        // look-back's polls come after the tile's loads, which would evict a normal line.
+        // SAFETY: the caller's condition: a global address inside the status array.
+        #[cfg(any(
+            not(target_arch = "nvptx64"),
+            target_feature = "sm_87",
+            target_feature = "ptx74"
+        ))]
+        unsafe {
+            crate::instr::memory::prefetch_global_l2_evict_last(a)
+        }
+        // SAFETY: as above.
+        #[cfg(all(
+            target_arch = "nvptx64",
+            not(any(target_feature = "sm_87", target_feature = "ptx74"))
+        ))]
+        unsafe {
+            crate::instr::memory::prefetch_global_l2(a)
+        }
+    }
+
     #[inline(always)]
     fn slot<A>(self, slot: Slot) -> *mut u64 {
         let c = self.capacity as usize;
@@ -59,6 +95,13 @@ impl TileStatus {
             self.words
                 .add(index * status_words_per_slot(size_of::<A>()))
         }
+    }
+}
+
+impl TileStatus {
+    #[inline(always)]
+    fn slot<A>(self, slot: Slot) -> *mut u64 {
+        self.array.slot::<A>(slot)
     }
 
     /// Publishes `value` in `slot`.

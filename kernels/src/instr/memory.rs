@@ -1,6 +1,7 @@
 //! Memory-order instructions: relaxed loads and stores at GPU scope, a timed
 //! pause, the address conversions between generic and state-space addresses, the
-//! asynchronous global-to-shared copy and its groups, and vector accesses to shared memory.
+//! asynchronous global-to-shared copy and its groups, vector accesses to shared memory, a
+//! read-only vector load, a streaming vector store and a prefetch into L2.
 //!
 //! Blocks of a grid communicate through global memory (the device scan's tile status, the
 //! device reduce's ticket counter). A plain `ld` may be served by the SM's L1, which is not
@@ -278,6 +279,53 @@ pub unsafe fn st_global_cs_v4_u32(a: u64, b: [u32; 4]) {
             core::arch::asm!("st.global.cs.v4.u32 [{a}], {{{b0}, {b1}, {b2}, {b3}}};", a = in(reg64) a,
                 b0 = in(reg32) b[0], b1 = in(reg32) b[1], b2 = in(reg32) b[2], b3 = in(reg32) b[3],
                 options(nostack, preserves_flags));
+        }
+    }
+}
+
+/// `prefetch.global.L2 [a]`: asks for the cache line holding `a` to be brought into L2; a
+/// hint with no other effect (nothing is read into a register, and later loads may still miss).
+///
+/// PTX ISA: [`prefetch`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-prefetch-prefetchu).
+/// PTX 2.0, every target.
+///
+/// # Safety
+/// `a` is a `.global` address ([`cvta_to_global_u64`]) inside an allocation.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn prefetch_global_l2(a: u64) {
+    crate::device_only! {
+        // SAFETY: the caller passes a global address inside an allocation.
+        unsafe {
+            core::arch::asm!("prefetch.global.L2 [{a}];", a = in(reg64) a,
+                options(nostack, readonly, preserves_flags));
+        }
+    }
+}
+
+/// `prefetch.global.L2::evict_last [a]`: as [`prefetch_global_l2`], and the line is kept in
+/// L2 in preference to lines of normal priority (for small data polled while large data
+/// streams through L2).
+///
+/// PTX ISA: [`prefetch`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-prefetch-prefetchu).
+/// PTX 7.4, sm_80+: here where the PTX is 7.4 or newer, which LLVM emits for sm_87 and newer
+/// targets (sm_80 and sm_86 get PTX 7.0 and 7.1 unless built with `+ptx74`).
+///
+/// # Safety
+/// `a` is a `.global` address ([`cvta_to_global_u64`]) inside an allocation.
+#[cfg(any(
+    not(target_arch = "nvptx64"),
+    target_feature = "sm_87",
+    target_feature = "ptx74"
+))]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn prefetch_global_l2_evict_last(a: u64) {
+    crate::device_only! {
+        // SAFETY: the caller passes a global address inside an allocation.
+        unsafe {
+            core::arch::asm!("prefetch.global.L2::evict_last [{a}];", a = in(reg64) a,
+                options(nostack, readonly, preserves_flags));
         }
     }
 }

@@ -293,8 +293,14 @@ mod tests {
         }
         let empty_min = T::unrank(ReduceOp::<R>::identity(Min), false);
         let empty_max = T::unrank(ReduceOp::<R>::identity(Min), true);
-        assert_eq!(bytemuck::bytes_of(&empty_min), bytemuck::bytes_of(&min_identity));
-        assert_eq!(bytemuck::bytes_of(&empty_max), bytemuck::bytes_of(&max_identity));
+        assert_eq!(
+            bytemuck::bytes_of(&empty_min),
+            bytemuck::bytes_of(&min_identity)
+        );
+        assert_eq!(
+            bytemuck::bytes_of(&empty_max),
+            bytemuck::bytes_of(&max_identity)
+        );
     }
 
     #[test]
@@ -318,7 +324,11 @@ mod tests {
         ];
         ranks_reduce_as_min_and_max::<f32, u32>(&f32s);
         let mut f64s = f32s.map(|x| x as f64).to_vec();
-        f64s.extend([f64::from_bits(1), -f64::from_bits(1), f64::from_bits(u64::MAX)]);
+        f64s.extend([
+            f64::from_bits(1),
+            -f64::from_bits(1),
+            f64::from_bits(u64::MAX),
+        ]);
         ranks_reduce_as_min_and_max::<f64, u64>(&f64s);
     }
 

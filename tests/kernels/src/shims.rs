@@ -186,6 +186,10 @@ mod families {
                 unsafe { st_global_cs_v4_u32(cvta_to_global_u64(p as u64), [a, b, a ^ b, a | b]) };
                 a
             };
+            warpkit_instr_prefetch_global_l2 => "prefetch.global.L2" * 1, since sm_70: |a, _b, _c, p| {
+                unsafe { prefetch_global_l2(cvta_to_global_u64(p as u64)) };
+                a
+            };
             warpkit_instr_ld_shared_v4_u32 => "ld.shared.v4.u32" * 1, since sm_70: |a, _b, _c| {
                 let words = warpkit::shared_array!(LD_SHARED_V4: [u32; 1024]) as *mut [u32; 4];
                 let mine = unsafe { words.add(warpkit::kernel::thread_idx_x() as usize % 256) };
@@ -219,6 +223,17 @@ mod families {
             warpkit_instr_cp_async_wait_all => "cp.async.wait_all" * 1, since sm_80: |a, _b, _c| { cp_async_wait_all(); a };
             warpkit_instr_cp_async_commit_group => "cp.async.commit_group" * 1, since sm_80: |a, _b, _c| { cp_async_commit_group(); a };
             warpkit_instr_cp_async_wait_group => "cp.async.wait_group 1" * 1, since sm_80: |a, _b, _c| { cp_async_wait_group::<1>(); a };
+        }
+    }
+    // SAFETY (the `unsafe` block below): `p` is the thread's own words of global memory.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_87"))]
+    shims! {
+        /// L2 eviction-priority hints (PTX 7.4: sm_87+ here; absent below).
+        pub L2_HINTS {
+            warpkit_instr_prefetch_global_l2_evict_last => "prefetch.global.L2::evict_last" * 1, since sm_87: |a, _b, _c, p| {
+                unsafe { prefetch_global_l2_evict_last(cvta_to_global_u64(p as u64)) };
+                a
+            };
         }
     }
     // SAFETY (the `unsafe` blocks below): `p + 2` is the thread's own 8-byte-aligned words of
@@ -275,4 +290,5 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("memory", MEMORY),
     ("atomic", ATOMIC),
     ("async copy", ASYNC_COPY),
+    ("L2 hints", L2_HINTS),
 ];
