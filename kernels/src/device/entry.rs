@@ -234,7 +234,7 @@ mod library {
                 $ty,
                 <$ty as Rankable>::Rank,
                 Min,
-                |_, x: $ty| x.rank($max),
+                |_, x: $ty| x.rank_masked($max),
                 |r| <$ty as Rankable>::unrank(r, $max)
             );
         };
