@@ -197,14 +197,7 @@ mod library {
             float_reduce_entry!(f64, $op, $name);
         };
         ($ty:ident, $op:ident, $name:ident) => {
-            crate::__reduce_kernel!(
-                crate::kernel_name!(reduce, $name, $ty),
-                $ty,
-                $ty,
-                $op,
-                |_, x| x,
-                |x| x
-            );
+            plain_reduce_entry!($ty, $op, $name);
         };
     }
 
@@ -215,6 +208,12 @@ mod library {
         ($ty:ident, Max, $name:ident) => {
             ranked_reduce_entry!($ty, true, $name);
         };
+        ($ty:ident, $op:ident, $name:ident) => {
+            plain_reduce_entry!($ty, $op, $name);
+        };
+    }
+
+    macro_rules! plain_reduce_entry {
         ($ty:ident, $op:ident, $name:ident) => {
             crate::__reduce_kernel!(
                 crate::kernel_name!(reduce, $name, $ty),

@@ -252,23 +252,28 @@ mod tests {
         }
     }
 
+    /// NaNs (payloads and signs), infinities, signed zeros, subnormals and extremes.
+    const TRICKY_F32S: [f32; 15] = [
+        f32::NAN,
+        -f32::NAN,
+        f32::from_bits(0x7fc0_0001),
+        f32::from_bits(0xffff_ffff),
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+        1.5,
+        -1.5,
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+        -f32::from_bits(1),
+        f32::MAX,
+        f32::MIN,
+    ];
+
     #[test]
     fn ranked_candidates_combine_as_arg_min_and_arg_max() {
-        let f32s = [
-            f32::NAN,
-            -f32::NAN,
-            f32::from_bits(0x7fc0_0001),
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            0.0,
-            -0.0,
-            1.5,
-            -1.5,
-            f32::MIN_POSITIVE,
-            -f32::from_bits(1),
-            f32::MAX,
-            f32::MIN,
-        ];
+        let f32s = TRICKY_F32S;
         agrees::<f32, u32, u32>(&f32s, |i| i as u32 * 7 % 5);
         let f64s = f32s.map(|x| x as f64);
         agrees::<f64, u64, u64>(&f64s, |i| i as u64 * 7 % 5);
@@ -322,23 +327,7 @@ mod tests {
 
     #[test]
     fn float_min_and_max_reduce_as_ranks() {
-        let f32s = [
-            f32::NAN,
-            -f32::NAN,
-            f32::from_bits(0x7fc0_0001),
-            f32::from_bits(0xffff_ffff),
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            0.0,
-            -0.0,
-            1.5,
-            -1.5,
-            f32::MIN_POSITIVE,
-            f32::from_bits(1),
-            -f32::from_bits(1),
-            f32::MAX,
-            f32::MIN,
-        ];
+        let f32s = TRICKY_F32S;
         for x in f32s {
             assert_eq!(x.rank_masked(false), x.rank(false), "{x:?}");
             assert_eq!(x.rank_masked(true), x.rank(true), "{x:?}");
