@@ -194,8 +194,8 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 
 /// Warp 0 of tile `tile > 0`, before its tile arrives: asks L2 for the lines that its
 /// look-back ([`tile_prefix`]) reads first: lane `i`'s tile of the group and group
-/// `group - 1 - i`'s slots. Where the status has left L2 (small or cold runs), the first polls
-/// then need not wait for DRAM.
+/// `group - 1 - i`'s slots. Where the status has left L2 (evicted by the tiles streaming
+/// through it, or a cold run), the first polls then need not wait for DRAM.
 ///
 /// # Safety
 /// The status array is sized for this run's tiles.
