@@ -190,23 +190,17 @@ mod library {
     /// of the NaN and signed-zero selects of each float combine: the same bits, as the ranks
     /// order numbers as [`Min`]/[`Max`] do and every NaN last.
     macro_rules! reduce_entry {
-        (f32, $op:ident, $name:ident) => {
-            float_reduce_entry!(f32, $op, $name);
+        (f32, Min, $name:ident) => {
+            ranked_reduce_entry!(f32, false, $name);
         };
-        (f64, $op:ident, $name:ident) => {
-            float_reduce_entry!(f64, $op, $name);
+        (f32, Max, $name:ident) => {
+            ranked_reduce_entry!(f32, true, $name);
         };
-        ($ty:ident, $op:ident, $name:ident) => {
-            plain_reduce_entry!($ty, $op, $name);
+        (f64, Min, $name:ident) => {
+            ranked_reduce_entry!(f64, false, $name);
         };
-    }
-
-    macro_rules! float_reduce_entry {
-        ($ty:ident, Min, $name:ident) => {
-            ranked_reduce_entry!($ty, false, $name);
-        };
-        ($ty:ident, Max, $name:ident) => {
-            ranked_reduce_entry!($ty, true, $name);
+        (f64, Max, $name:ident) => {
+            ranked_reduce_entry!(f64, true, $name);
         };
         ($ty:ident, $op:ident, $name:ident) => {
             plain_reduce_entry!($ty, $op, $name);
