@@ -180,10 +180,11 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         let vectors = input.add(head) as *const Vector<T, VEC>;
         let tile_vectors = threads * REDUCE_UNROLL;
         let tiles = body / tile_vectors;
-        // Independent chains of combines (one per vector in flight; two for 16-byte
-        // accumulators, which need the registers), so operators of several instructions
-        // (arg-min/max, float min/max) do not serialise on one.
-        let chains_used = const { if size_of::<A>() > 8 { 2 } else { REDUCE_UNROLL } };
+        // Independent chains of combines (one per vector in flight), so operators of several
+        // instructions (arg-min/max, float min/max) do not serialise on one; one chain for
+        // 16-byte accumulators (8-byte arg-min/max), which need the registers: with two,
+        // `ptxas` gave the u64 arg-min 32 registers and a spill.
+        let chains_used = const { if size_of::<A>() > 8 { 1 } else { REDUCE_UNROLL } };
         let mut chains = [op.identity(); REDUCE_UNROLL];
         let mut first = tiles * block / grid * tile_vectors + tid;
         let end = tiles * (block + 1) / grid * tile_vectors;
