@@ -40,8 +40,7 @@
 //! instead of padding). After the look-back each lane reads its items again, scans them
 //! after its prefix and writes them back, and the warp stores them striped. No item stays
 //! in a register through the look-back, and each thread's prefix waits in shared memory, so a
-//! scan thread needs 40 registers (4- and 2-byte items) or 45 (8-byte): an SM keeps 6 tiles
-//! of 32 KiB (5 for 8-byte items) in flight
+//! scan thread needs 40 registers: an SM keeps 6 tiles of 32 KiB in flight
 //! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). Inputs of fewer than 128
 //! full tiles get tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes),
 //! a function of the length alone), so they still spread over the multiprocessors.
@@ -281,12 +280,21 @@ pub unsafe fn scan<
         let warp_start = tile_start + warp_id * warp_items;
         // The warp's part of the tile. The lane's vector of stripe `s` is the warp's vector
         // `32 s + lane`, the `j`-th vector of its block the warp's vector `lane * stripes + j`.
-        let slots = (&raw mut (*shared).tile[warp_id]).cast::<[T; VEC]>();
+        // (A pointer offset, not an index: the launch has `WARPS` warps, which the compiler
+        // cannot know.)
+        let slots = (&raw mut (*shared).tile)
+            .cast::<[[[T; VEC]; 32]; STRIPES]>()
+            .add(warp_id)
+            .cast::<[T; VEC]>();
         let striped = |s: usize| 32 * s + lane;
         let blocked = |j: usize| lane * stripes + j;
-        // The shared-space address of the warp's 16-byte vector `g`, in its `swizzle`d slot.
+        // The shared-space address of the warp's 16-byte vector `g`, in its `swizzle`d slot;
+        // of the lane's `j`-th vector of its block, whose key is the same for all `j`.
+        let swizzle = |g: usize| g ^ swizzle_key(g);
         let warp_shared = cvta_to_shared_u64(slots as u64);
         let shared_slot = |g: usize| warp_shared + (swizzle(g) * 16) as u64;
+        let lane_key = swizzle_key(blocked(0));
+        let blocked_slot = |j: usize| warp_shared + ((blocked(j) ^ lane_key) * 16) as u64;
         let item_slot = |i: usize| {
             let g = i / VEC;
             slots
@@ -331,7 +339,7 @@ pub unsafe fn scan<
         // The lane's `j`-th vector of items.
         let items = |j: usize| -> [A; VEC] {
             let staged: [T; VEC] = if vectors {
-                read_vector(shared_slot(blocked(j)))
+                read_vector(blocked_slot(j))
             } else {
                 *slots.add(blocked(j))
             };
@@ -430,7 +438,7 @@ pub unsafe fn scan<
                 run = inclusive;
             }
             if vectors {
-                write_vector(shared_slot(blocked(j)), out);
+                write_vector(blocked_slot(j), out);
             } else {
                 *slots.add(blocked(j)) = out;
             }
@@ -453,13 +461,15 @@ pub unsafe fn scan<
     }
 }
 
-/// The shared slot of a warp's 16-byte vector `g`: within each row of 8 slots (the 128 bytes
-/// of the 32 banks) the column is XORed with the row, so a quarter-warp (8 lanes, one
-/// wavefront of 16-byte accesses) hits 8 distinct columns both when it reads vectors
-/// `32 s + lane` (striped) and `lane * stripes + j` (blocked, for 1, 2, 4 or 8 stripes).
+/// The swizzle of a warp's 16-byte vector `g`: its shared slot is `g ^ key`, the column of
+/// `g` within its row of 8 slots (the 128 bytes of the 32 banks) XORed with the row. A
+/// quarter-warp (8 lanes, one wavefront of 16-byte accesses) then hits 8 distinct columns
+/// both when it reads vectors `32 s + lane` (striped) and `lane * stripes + j` (blocked, for
+/// 1, 2, 4 or 8 stripes), and a lane's blocked vectors share one key (the test below checks
+/// all three).
 #[inline(always)]
-fn swizzle(g: usize) -> usize {
-    g ^ ((g >> 3) & 7)
+fn swizzle_key(g: usize) -> usize {
+    (g >> 3) & 7
 }
 
 /// Copies one 16-byte vector per stripe `s < stripes` from `src(s)` to the shared address
@@ -526,4 +536,45 @@ unsafe fn read_vector<T: Pod, const VEC: usize>(a: u64) -> [T; VEC] {
 unsafe fn write_vector<T: Pod, const VEC: usize>(a: u64, items: [T; VEC]) {
     // SAFETY: the caller's conditions; 16 bytes of Pod items are 4 words.
     unsafe { st_shared_v4_u32(a, core::mem::transmute_copy(&items)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::swizzle_key;
+
+    /// For each stripe count a scan kernel runs: no two vectors share a slot, a lane's blocked
+    /// vectors share one key, and each quarter-warp's striped and blocked accesses hit 8
+    /// distinct bank columns.
+    #[test]
+    fn scan_swizzle_is_conflict_free() {
+        for stripes in [1, 2, 4, 8] {
+            let slot = |g: usize| g ^ swizzle_key(g);
+            let mut taken = [false; 256];
+            for g in 0..32 * stripes {
+                assert!(
+                    slot(g) < 32 * stripes && !taken[slot(g)],
+                    "{stripes} stripes"
+                );
+                taken[slot(g)] = true;
+            }
+            for lane in 0..32 {
+                for j in 0..stripes {
+                    let key = swizzle_key(lane * stripes + j);
+                    assert_eq!(key, swizzle_key(lane * stripes), "{stripes} stripes");
+                }
+            }
+            let distinct_columns = |vector: &dyn Fn(usize) -> usize| {
+                let mut columns = [false; 8];
+                (0..8).all(|l| !core::mem::replace(&mut columns[slot(vector(l)) % 8], true))
+            };
+            for quarter in 0..4 {
+                for s in 0..stripes {
+                    let striped = |l: usize| 32 * s + 8 * quarter + l;
+                    let blocked = |l: usize| (8 * quarter + l) * stripes + s;
+                    assert!(distinct_columns(&striped), "{stripes} stripes: striped");
+                    assert!(distinct_columns(&blocked), "{stripes} stripes: blocked");
+                }
+            }
+        }
+    }
 }

@@ -47,11 +47,11 @@ pub const SCAN_MAX_SHARED_BYTES: usize = 48 * 1024;
 /// The scan's launch bounds by item and accumulator size: (`.maxntid`, `.minnctapersm`),
 /// `(0, 0)` for none. A block loads its tile into shared memory, scans it, looks back and
 /// stores it, so the bytes an SM has in flight are (resident blocks) × (tile bytes): 6 tiles
-/// of 32 KiB for 4-byte items and for 2-byte items accumulated as `f32` (40 registers per
-/// thread), 5 for 8-byte items (48 registers). Measured with ptxas 12.9 for sm_90: with these
-/// bounds none spills (the 8-byte scans take 45). On an H200 at 2^28, 5 blocks of 8-byte
-/// scans ran 4% faster than 4; 6 (40 registers) spilled and were slower than 5, their spills
-/// adding local-memory traffic (ncu).
+/// of 32 KiB (40 registers per thread) for 4- and 8-byte items and for 2-byte items
+/// accumulated as `f32`. Measured with ptxas 12.9 for sm_90: with these bounds none spills.
+/// On an H200 at 2^28, 6 blocks of 8-byte scans ran 4% faster than 5 (u64 1206 → 1160 µs),
+/// once a lane's blocked slots took one swizzle key (8-byte scans had needed 45 registers,
+/// and spilled under 6 blocks' 40).
 /// On sm_70 and sm_80 the scans stay unbounded (no `cp.async` on sm_70: the tile passes
 /// through registers): `sm90` is whether the kernel is compiled for sm_90 or newer ([`SM90`]
 /// in the kernels).
@@ -62,8 +62,7 @@ pub const fn scan_launch_bounds(
 ) -> (u32, u32) {
     match (item_bytes, accumulator_bytes) {
         _ if !sm90 => (0, 0),
-        (4, 4) | (2, 4) => (SCAN_THREADS, 6),
-        (8, 8) => (SCAN_THREADS, 5),
+        (4, 4) | (2, 4) | (8, 8) => (SCAN_THREADS, 6),
         _ => (0, 0),
     }
 }
