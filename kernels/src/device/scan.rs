@@ -332,34 +332,17 @@ pub unsafe fn scan<
                     past_end
                 }
             };
+            let write = |i: usize, item: T| *item_slot(i) = item;
             if const { size_of::<T>() <= 16 } {
                 // Items of up to 16 bytes: 4 loads in flight before their stores. One at a
                 // time, each store waited for its load, one round trip to memory per 32 of
                 // the warp's items, and a run's ragged last tile finished long after the
                 // others (on an H200, a trial with 9-stripe tiles, whose last tile at 2^24
                 // u32 items was 40% full, took 58 instead of 46 µs).
-                let mut i = lane;
-                while i < warp_items {
-                    let mut staged = [past_end; 4];
-                    unrolled::<4>(|k| {
-                        if i + 32 * k < warp_items {
-                            staged[k] = load(i + 32 * k);
-                        }
-                    });
-                    unrolled::<4>(|k| {
-                        if i + 32 * k < warp_items {
-                            *item_slot(i + 32 * k) = staged[k];
-                        }
-                    });
-                    i += 128;
-                }
+                stage_in_batches::<T, 4>(lane, warp_items, load, write);
             } else {
                 // Larger items: one at a time (registers).
-                let mut i = lane;
-                while i < warp_items {
-                    *item_slot(i) = load(i);
-                    i += 32;
-                }
+                stage_in_batches::<T, 1>(lane, warp_items, load, write);
             }
         }
         bar_warp_sync(LaneMask::FULL);
@@ -497,6 +480,28 @@ pub unsafe fn scan<
 #[inline(always)]
 fn swizzle_key(g: usize) -> usize {
     (g >> 3) & 7
+}
+
+/// Stages a warp's items `lane, lane + 32, ..` below `warp_items`: `BATCH` of the lane's
+/// `load(i)` issued before their `store(i, item)`s, so `BATCH` loads are in flight.
+#[inline(always)]
+fn stage_in_batches<T: Copy, const BATCH: usize>(
+    lane: usize,
+    warp_items: usize,
+    load: impl Fn(usize) -> T,
+    mut store: impl FnMut(usize, T),
+) {
+    let mut i = lane;
+    while i < warp_items {
+        let mut staged = [None; BATCH];
+        unrolled::<BATCH>(|k| staged[k] = (i + 32 * k < warp_items).then(|| load(i + 32 * k)));
+        unrolled::<BATCH>(|k| {
+            if let Some(item) = staged[k] {
+                store(i + 32 * k, item);
+            }
+        });
+        i += 32 * BATCH;
+    }
 }
 
 /// Copies one 16-byte vector per stripe `s < stripes` from `src(s)` to the shared address
