@@ -24,7 +24,8 @@
 //! (default `target/warpkit-bench`), and criterion's report under `criterion/`.
 //!
 //! Arguments (cargo bench passes `--bench`, ignored; `BENCH_ARGS` in scripts/device-run.sh):
-//! `--sizes 20,24,28` (log2 of the item counts), `--types u32,i32,f32,u64,i64,f64,f16`,
+//! `--sizes 20,24,28` (log2 of the item counts; `24-1` or `20+3` for 2^24 - 1 or 2^20 + 3
+//! items, a run whose last tile is partial), `--types u32,i32,f32,u64,i64,f64,f16`,
 //! `--ops reduce,minmax,scan,exscan,argmin` (`reduce` and `scan` are sums, `exscan` the
 //! exclusive sum scan), `--no-criterion`, `--quick` (2^20 and 2^24, no criterion),
 //! `--pairs N` (default 31). The same as environment variables: `WARPKIT_BENCH_SIZES`,
@@ -53,7 +54,8 @@ const ALL_OPS: [&str; 5] = ["reduce", "minmax", "scan", "exscan", "argmin"];
 
 /// What to run.
 struct Options {
-    sizes: Vec<u32>,
+    /// Item counts.
+    sizes: Vec<usize>,
     types: Vec<String>,
     ops: Vec<String>,
     criterion: bool,
@@ -78,13 +80,10 @@ impl Options {
         let sizes = match value("--sizes", "WARPKIT_BENCH_SIZES") {
             Some(s) => list(s)
                 .iter()
-                .map(|k| match k.parse::<u32>() {
-                    Ok(k) if (1..=31).contains(&k) => Ok(k),
-                    _ => Err(format!("--sizes: `{k}` is not a log2 size from 1 to 31")),
-                })
+                .map(|size| report::parse_size(size))
                 .collect::<Result<_, _>>()?,
-            None if quick => vec![20, 24],
-            None => vec![20, 24, 28],
+            None if quick => vec![1 << 20, 1 << 24],
+            None => vec![1 << 20, 1 << 24, 1 << 28],
         };
         let pick = |flag: &str, env: &str, all: &[&str]| -> Result<Vec<String>, String> {
             let chosen = value(flag, env).map(list);
@@ -182,8 +181,7 @@ fn main() {
         b.read_bw / 1e9,
         b.copy_bw / 1e9
     );
-    for &k in &options.sizes {
-        let n = 1usize << k;
+    for &n in &options.sizes {
         for ty in &options.types {
             let rows = Rows {
                 reduce: options.wants(ty, "reduce"),
@@ -591,7 +589,7 @@ impl Bench<'_> {
         ours: &mut impl pairs::Enqueue,
         cub: &mut impl pairs::Enqueue,
     ) {
-        let id = format!("{algo}/{ty}/2^{}", n.trailing_zeros());
+        let id = format!("{algo}/{ty}/{}", report::size_label(n));
         let (limit, limit_name) = if read_limit {
             (self.read_bw, "read")
         } else {
@@ -625,7 +623,7 @@ impl Bench<'_> {
             return;
         }
         if let Err(e) = self.try_rows::<T>(n, rows) {
-            fail(&format!("{} 2^{}: {e}", T::NAME, n.trailing_zeros()));
+            fail(&format!("{} {}: {e}", T::NAME, report::size_label(n)));
         }
     }
 
@@ -736,7 +734,7 @@ impl Bench<'_> {
     /// value occurs about 16 times, so the lowest-index rule is exercised).
     fn arg_min(&mut self, n: usize) {
         if let Err(e) = self.try_arg_min(n) {
-            fail(&format!("arg_min f32 2^{}: {e}", n.trailing_zeros()));
+            fail(&format!("arg_min f32 {}: {e}", report::size_label(n)));
         }
     }
 
@@ -802,7 +800,7 @@ impl Bench<'_> {
         theirs: &mut CubCase,
         side: Sides<V>,
     ) -> Result<(), String> {
-        let what = format!("{algo} {ty} 2^{}", n.trailing_zeros());
+        let what = format!("{algo} {ty} {}", report::size_label(n));
         match self.check(&what, ours, theirs, &side)? {
             None => {
                 self.time(algo, ty, n, bytes, read_limit, ours, theirs);

@@ -88,10 +88,10 @@ pub fn markdown(rows: &[Row], header: &str) -> String {
         let ratio = r.speedup().map(|x| format!("{x:.2}x")).unwrap_or_default();
         let _ = writeln!(
             s,
-            "| {} | {} | 2^{} | {} | {:.1} | {} | {:.1} | {:.0} | {:.0}% ({}) | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.0} | {:.0}% ({}) | {} | {} | {} | {} |",
             r.algo,
             r.ty,
-            r.n.trailing_zeros(),
+            size_label(r.n),
             r.l2.name(),
             r.ours * 1e6,
             us_range(r.ours_spread),
@@ -137,6 +137,44 @@ pub fn csv(rows: &[Row]) -> String {
     s
 }
 
+/// `2^k` for a power of two, else the distance from the nearest one (`2^24-1`, `2^20+3`).
+pub fn size_label(n: usize) -> String {
+    if n.is_power_of_two() {
+        return format!("2^{}", n.trailing_zeros());
+    }
+    let k = (n as f64).log2().round() as u32;
+    let power = 1usize << k;
+    if n > power {
+        format!("2^{k}+{}", n - power)
+    } else {
+        format!("2^{k}-{}", power - n)
+    }
+}
+
+/// One `--sizes` entry: `K` is 2^K items (K from 1 to 31), `K-D` and `K+D` are 2^K - D and
+/// 2^K + D (at least 1, at most 2^31).
+pub fn parse_size(size: &str) -> Result<usize, String> {
+    let bad = || format!("--sizes: `{size}` is not K, K-D or K+D (2^K items, K from 1 to 31, ± D)");
+    let (k, delta) = match size.find(['-', '+']) {
+        Some(at) => {
+            let d: i64 = size[at + 1..].parse().map_err(|_| bad())?;
+            (&size[..at], if &size[at..at + 1] == "-" { -d } else { d })
+        }
+        None => (size, 0),
+    };
+    let k: u32 = k
+        .parse()
+        .ok()
+        .filter(|k| (1..=31).contains(k))
+        .ok_or_else(bad)?;
+    let n = (1i64 << k) + delta;
+    if (1..=1 << 31).contains(&n) {
+        Ok(n as usize)
+    } else {
+        Err(bad())
+    }
+}
+
 /// GB/s against log2(n), one panel per operation: ours (lines), CUB (dots), the limit (grey).
 /// Warm-L2 rows only (the cold ones are in the tables).
 pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
@@ -164,8 +202,8 @@ pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>>
             .fold(0.0, f64::max)
             / 1e9
             * 1.1;
-        let (lo, hi) = here.iter().fold((64u32, 0u32), |(lo, hi), r| {
-            let k = r.n.trailing_zeros();
+        let (lo, hi) = here.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+            let k = (r.n as f64).log2();
             (lo.min(k), hi.max(k))
         });
         let mut chart = ChartBuilder::on(panel)
@@ -173,12 +211,12 @@ pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>>
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(50)
-            .build_cartesian_2d(lo as f64..hi as f64, 0.0..max_bw)?;
+            .build_cartesian_2d(lo..hi, 0.0..max_bw)?;
         chart.configure_mesh().draw()?;
         let limit = here[0].limit / 1e9;
         chart
             .draw_series(LineSeries::new(
-                [(lo as f64, limit), (hi as f64, limit)],
+                [(lo, limit), (hi, limit)],
                 &RGBColor(150, 150, 150),
             ))?
             .label(format!("{} limit", here[0].limit_name))
@@ -190,7 +228,7 @@ pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>>
             let series: Vec<&&Row> = here.iter().filter(|r| r.ty == *ty).collect();
             let ours: Vec<(f64, f64)> = series
                 .iter()
-                .map(|r| (r.n.trailing_zeros() as f64, r.bandwidth(r.ours) / 1e9))
+                .map(|r| ((r.n as f64).log2(), r.bandwidth(r.ours) / 1e9))
                 .collect();
             chart
                 .draw_series(LineSeries::new(ours, color.stroke_width(2)))?
@@ -200,10 +238,7 @@ pub fn plot(rows: &[Row], path: &Path) -> Result<(), Box<dyn std::error::Error>>
                 });
             let cub: Vec<(f64, f64)> = series
                 .iter()
-                .filter_map(|r| {
-                    r.cub
-                        .map(|c| (r.n.trailing_zeros() as f64, r.bandwidth(c) / 1e9))
-                })
+                .filter_map(|r| r.cub.map(|c| ((r.n as f64).log2(), r.bandwidth(c) / 1e9)))
                 .collect();
             if !cub.is_empty() {
                 chart
@@ -315,10 +350,10 @@ pub fn percent_bars_svg(rows: &[Row], title: &str) -> String {
     for (i, r) in rows.iter().enumerate() {
         let y = top + row_h * i as f64;
         let label = format!(
-            "{} {} 2^{} ({}, {})",
+            "{} {} {} ({}, {})",
             r.algo,
             r.ty,
-            r.n.trailing_zeros(),
+            size_label(r.n),
             r.limit_name,
             r.l2.name()
         );
@@ -496,6 +531,20 @@ mod tests {
             md.contains("| scan_inclusive_sum | u64 | 2^24 | warm |"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn sizes_are_labelled_from_the_nearest_power_of_two() {
+        let labels: Vec<String> = [1 << 20, (1 << 24) - 1, (1 << 28) + 5, 3, 1]
+            .map(size_label)
+            .into();
+        assert_eq!(labels, ["2^20", "2^24-1", "2^28+5", "2^2-1", "2^0"]);
+        for n in [2, 1 << 20, (1 << 24) - 1, (1 << 28) + 5, 3, 1 << 31] {
+            assert_eq!(parse_size(&size_label(n)[2..]), Ok(n));
+        }
+        for bad in ["0", "32", "31+1", "1-2", "x", "24-", "24*2"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

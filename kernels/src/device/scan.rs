@@ -302,9 +302,17 @@ pub unsafe fn scan<
                 .cast::<T>()
                 .add(i % VEC)
         };
-        let vectorized = vectors
-            && tile_len == tile_items
-            && (input as usize | output as usize).is_multiple_of(16);
+        // The warp's items that move in 16-byte vectors: all of them where its part of the tile
+        // is whole and both pointers are aligned (`whole_part`); in a run's partial last tile,
+        // those of the vectors that lie wholly below `len`. The rest go item by item.
+        let aligned = vectors && (input as usize | output as usize).is_multiple_of(16);
+        let whole_part = aligned && warp_start + warp_items <= len;
+        let vector_items = if aligned {
+            len.saturating_sub(warp_start).min(warp_items) / VEC * VEC
+        } else {
+            0
+        };
+        let in_vectors = |s: usize| s < stripes && striped(s) * VEC < vector_items;
         let array = StatusArray {
             words: p.status as *mut u64,
             capacity: p.capacity,
@@ -312,18 +320,27 @@ pub unsafe fn scan<
         if warp_id == 0 && tile > 0 && p.pass == scan_pass::SINGLE {
             prefetch_lookback::<A>(array, tile);
         }
-        if vectorized {
+        if whole_part {
             let lane_input = input.add(warp_start + lane * VEC);
             stage_vectors::<T, STRIPES, VEC>(
-                stripes,
+                |s| s < stripes,
                 |s| lane_input.add(s * 32 * VEC),
                 |s| shared_slot(striped(s)),
             );
         } else {
-            // A partial or unaligned tile, or items that do not vectorize: item by item, the
-            // warp's lanes side by side. Slots past the end hold the identity (stored as an
-            // item and loaded back, which every instantiation round-trips exactly), so the
-            // scan needs no bounds checks.
+            // The vectors wholly below `len`, then the rest item by item, the warp's lanes
+            // side by side (a partial tile, unaligned pointers, or items that do not
+            // vectorize). Slots past the end hold the identity (stored as an item and loaded
+            // back, which every instantiation round-trips exactly), so the scan needs no
+            // bounds checks.
+            if aligned {
+                let lane_input = input.wrapping_add(warp_start + lane * VEC);
+                stage_vectors::<T, STRIPES, VEC>(
+                    in_vectors,
+                    |s| lane_input.wrapping_add(s * 32 * VEC),
+                    |s| shared_slot(striped(s)),
+                );
+            }
             let past_end = store(op.identity());
             let load = |i: usize| {
                 if warp_start + i < len {
@@ -339,10 +356,10 @@ pub unsafe fn scan<
                 // the warp's items, and a run's ragged last tile finished long after the
                 // others (on an H200, a trial with 9-stripe tiles, whose last tile at 2^24
                 // u32 items was 40% full, took 58 instead of 46 µs).
-                stage_in_batches::<T, 4>(lane, warp_items, load, write);
+                stage_in_batches::<T, 4>(vector_items + lane, warp_items, load, write);
             } else {
                 // Larger items: one at a time (registers).
-                stage_in_batches::<T, 1>(lane, warp_items, load, write);
+                stage_in_batches::<T, 1>(vector_items + lane, warp_items, load, write);
             }
         }
         bar_warp_sync(LaneMask::FULL);
@@ -454,15 +471,23 @@ pub unsafe fn scan<
             }
         });
         bar_warp_sync(LaneMask::FULL);
-        if vectorized {
-            let lane_output = output.add(warp_start + lane * VEC) as *mut Vector<T, VEC>;
+        let lane_output = output.wrapping_add(warp_start + lane * VEC) as *mut Vector<T, VEC>;
+        let store_vector = |s: usize| {
+            *lane_output.wrapping_add(s * 32) = Vector(read_vector(shared_slot(striped(s))));
+        };
+        if whole_part {
             unrolled::<STRIPES>(|s| {
                 if s < stripes {
-                    *lane_output.add(s * 32) = Vector(read_vector(shared_slot(striped(s))));
+                    store_vector(s);
                 }
             });
         } else {
-            let mut i = lane;
+            unrolled::<STRIPES>(|s| {
+                if in_vectors(s) {
+                    store_vector(s);
+                }
+            });
+            let mut i = vector_items + lane;
             while i < warp_items && warp_start + i < len {
                 *output.add(warp_start + i) = *item_slot(i);
                 i += 32;
@@ -482,19 +507,19 @@ fn swizzle_key(g: usize) -> usize {
     (g >> 3) & 7
 }
 
-/// Stages a warp's items `lane, lane + 32, ..` below `warp_items`: `BATCH` of the lane's
-/// `load(i)` issued before their `store(i, item)`s, so `BATCH` loads are in flight.
+/// Stages a lane's items `first, first + 32, ..` below `end`: `BATCH` of the lane's `load(i)`
+/// issued before their `store(i, item)`s, so `BATCH` loads are in flight.
 #[inline(always)]
 fn stage_in_batches<T: Copy, const BATCH: usize>(
-    lane: usize,
-    warp_items: usize,
+    first: usize,
+    end: usize,
     load: impl Fn(usize) -> T,
     mut store: impl FnMut(usize, T),
 ) {
-    let mut i = lane;
-    while i < warp_items {
+    let mut i = first;
+    while i < end {
         let mut staged = [None; BATCH];
-        unrolled::<BATCH>(|k| staged[k] = (i + 32 * k < warp_items).then(|| load(i + 32 * k)));
+        unrolled::<BATCH>(|k| staged[k] = (i + 32 * k < end).then(|| load(i + 32 * k)));
         unrolled::<BATCH>(|k| {
             if let Some(item) = staged[k] {
                 store(i + 32 * k, item);
@@ -504,17 +529,18 @@ fn stage_in_batches<T: Copy, const BATCH: usize>(
     }
 }
 
-/// Copies one 16-byte vector per stripe `s < stripes` from `src(s)` to the shared address
-/// `dst(s)`: with `cp.async` where the target has it (no registers; the loads of every stripe
-/// in flight at once), else through registers, every load issued before the first store.
-/// Returns once the thread may read its slots.
+/// Copies one 16-byte vector for each stripe `s` with `staged(s)`, from `src(s)` to the shared
+/// address `dst(s)`: with `cp.async` where the target has it (no registers; the loads of every
+/// stripe in flight at once), else through registers, every load issued before the first
+/// store. Returns once the thread may read its slots.
 ///
 /// # Safety
-/// `src(s)` are 16-byte-aligned global pointers to 16 readable bytes, `dst(s)` 16-byte-aligned
-/// `.shared` addresses of 16 bytes that nothing else touches meanwhile.
+/// For each `s` with `staged(s)`: `src(s)` is a 16-byte-aligned global pointer to 16 readable
+/// bytes, `dst(s)` a 16-byte-aligned `.shared` address of 16 bytes that nothing else touches
+/// meanwhile.
 #[inline(always)]
 unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
-    stripes: usize,
+    staged: impl Fn(usize) -> bool,
     src: impl Fn(usize) -> *const T,
     dst: impl Fn(usize) -> u64,
 ) {
@@ -526,7 +552,7 @@ unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
                 cp_async_cg_shared_global_16, cp_async_wait_all, cvta_to_global_u64,
             };
             unrolled::<STRIPES>(|s| {
-                if s < stripes {
+                if staged(s) {
                     cp_async_cg_shared_global_16(dst(s), cvta_to_global_u64(src(s) as u64));
                 }
             });
@@ -534,15 +560,15 @@ unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
         }
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
         {
-            let mut staged = [Vector([T::zeroed(); VEC]); STRIPES];
+            let mut vectors = [Vector([T::zeroed(); VEC]); STRIPES];
             unrolled::<STRIPES>(|s| {
-                if s < stripes {
-                    staged[s] = *(src(s) as *const Vector<T, VEC>);
+                if staged(s) {
+                    vectors[s] = *(src(s) as *const Vector<T, VEC>);
                 }
             });
             unrolled::<STRIPES>(|s| {
-                if s < stripes {
-                    write_vector(dst(s), staged[s].0);
+                if staged(s) {
+                    write_vector(dst(s), vectors[s].0);
                 }
             });
         }
