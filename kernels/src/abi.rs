@@ -154,15 +154,20 @@ pub mod layout {
     pub const SCAN_MIN_TILES: u64 = 128;
 
     /// Stripes per thread in the device scan's tiles over `len` items of `item_bytes`: the
-    /// kernel's [`scan_stripes`](tuning::scan_stripes), halved while the input would make fewer
-    /// than [`SCAN_MIN_TILES`] tiles (down to one). A function of the length alone, so a float
+    /// kernel's [`scan_stripes`](tuning::scan_stripes), while the input would make fewer than
+    /// [`SCAN_MIN_TILES`] tiles (down to one) the next power of two below it for items that
+    /// move in vectors (which the kernel shifts by), else half of it. A function of the length alone, so a float
     /// scan combines the same items in the same order on every device, grid and target.
     pub const fn scan_stripes(len: u64, item_bytes: usize) -> u32 {
         let stripe_items =
             (tuning::SCAN_THREADS as usize * tuning::vector_items(item_bytes)) as u64;
         let mut stripes = tuning::scan_stripes(item_bytes) as u64;
         while stripes > 1 && len.div_ceil(stripe_items * stripes) < SCAN_MIN_TILES {
-            stripes /= 2;
+            stripes = if tuning::vectorizes(item_bytes) {
+                1 << (stripes - 1).ilog2() // 9 → 8 → 4 ..
+            } else {
+                stripes / 2
+            };
         }
         stripes as u32
     }
@@ -231,12 +236,14 @@ mod tests {
         assert_eq!(layout::status_words_per_slot(12), 3);
         assert_eq!(layout::scan_status_words(1024, 8), 2 * (1024 + 66));
         let big = 1 << 30;
-        assert_eq!(layout::scan_tile_items(big, 4), 8192);
+        assert_eq!(layout::scan_tile_items(big, 4), 9216);
         assert_eq!(layout::scan_tile_items(big, 8), 4096);
         assert_eq!(layout::scan_tile_items(big, 2), 16384);
         assert_eq!(layout::scan_tile_items(big, 12), 3328);
         assert_eq!(layout::scan_tile_items(big, 3), 4096); // 16 stripes at most
-        // Smaller inputs: tiles halve until there are 128 of them, down to one stripe.
+        // Smaller inputs: tiles shrink until there are 128 of them, down to one stripe.
+        assert_eq!(layout::scan_tile_items(128 * 9216, 4), 9216);
+        assert_eq!(layout::scan_tile_items(127 * 9216, 4), 8192); // 9 → 8 stripes
         assert_eq!(layout::scan_tile_items(128 * 8192, 4), 8192);
         assert_eq!(layout::scan_tile_items(127 * 8192, 4), 4096);
         assert_eq!(layout::scan_tile_items(1 << 20, 8), 4096); // 256 tiles

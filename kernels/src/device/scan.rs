@@ -39,8 +39,9 @@
 //! (CUB's `BlockLoad` / `BlockExchange` arrangement, through an XOR swizzle of the slots
 //! instead of padding). After the look-back each lane reads its items again, scans them
 //! after its prefix and writes them back, and the warp stores them striped. No item stays
-//! in a register through the look-back, and each thread's prefix waits in shared memory, so a
-//! scan thread needs 40 registers: an SM keeps 6 tiles of 32 KiB in flight
+//! in a register through the look-back, and each thread's prefix waits in shared memory (for
+//! 8- and 2-byte items; 4-byte items fill tiles of 9 stripes, 36 KiB, and keep it in a
+//! register), so a scan thread needs 40 registers: an SM keeps 6 tiles in flight
 //! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). Inputs of fewer than 128
 //! full tiles get tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes),
 //! a function of the length alone), so they still spread over the multiprocessors.
@@ -266,9 +267,12 @@ pub unsafe fn scan<
     unsafe {
         let tile = thread::block_idx_x();
         // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`:
-        // a power of two for items that vectorize, as the host gives. Saying so lets the
-        // compiler shift instead of multiply: without it, 4-byte scans spill under the bounds.
+        // for items that vectorize, `STRIPES` or a power of two below it, as the host gives.
+        // Saying so lets the compiler shift instead of multiply: without it, 4-byte scans
+        // spilled under the bounds. (The first arm is folded away where `STRIPES` is a power
+        // of two, and those kernels compile as before it existed.)
         let stripes = match (p.stripes as usize).clamp(1, STRIPES) {
+            requested if const { !STRIPES.is_power_of_two() } && requested == STRIPES => STRIPES,
             requested if vectors => 1 << requested.ilog2(),
             requested => requested,
         };
@@ -289,11 +293,13 @@ pub unsafe fn scan<
         let striped = |s: usize| 32 * s + lane;
         let blocked = |j: usize| lane * stripes + j;
         // The shared-space address of the warp's 16-byte vector `g`, in its `swizzle`d slot;
-        // of the lane's `j`-th vector of its block, whose key is the same for all `j`.
-        let swizzle = |g: usize| g ^ swizzle_key(g);
+        // of the lane's `j`-th vector of its block, whose key is the same for all `j`. Tiles
+        // of an odd number of stripes need no swizzle (`swizzle_key`).
+        let swizzled = !(const { STRIPES % 2 == 1 } && stripes == STRIPES);
+        let swizzle = |g: usize| g ^ swizzle_key(g, swizzled);
         let warp_shared = cvta_to_shared_u64(slots as u64);
         let shared_slot = |g: usize| warp_shared + (swizzle(g) * 16) as u64;
-        let lane_key = swizzle_key(blocked(0));
+        let lane_key = swizzle_key(blocked(0), swizzled);
         let blocked_slot = |j: usize| warp_shared + ((blocked(j) ^ lane_key) * 16) as u64;
         let item_slot = |i: usize| {
             let g = i / VEC;
@@ -501,10 +507,11 @@ pub unsafe fn scan<
 /// quarter-warp (8 lanes, one wavefront of 16-byte accesses) then hits 8 distinct columns
 /// both when it reads vectors `32 s + lane` (striped) and `lane * stripes + j` (blocked, for
 /// 1, 2, 4 or 8 stripes), and a lane's blocked vectors share one key (the test below checks
-/// all three).
+/// all three). With an odd number of stripes, 8 consecutive lanes' blocked vectors already
+/// fall in 8 distinct columns, so such tiles are not `swizzled` (key 0).
 #[inline(always)]
-fn swizzle_key(g: usize) -> usize {
-    (g >> 3) & 7
+fn swizzle_key(g: usize, swizzled: bool) -> usize {
+    if swizzled { (g >> 3) & 7 } else { 0 }
 }
 
 /// Stages a lane's items `first, first + 32, ..` below `end`: `BATCH` of the lane's `load(i)`
@@ -600,14 +607,15 @@ unsafe fn write_vector<T: Pod, const VEC: usize>(a: u64, items: [T; VEC]) {
 mod tests {
     use super::swizzle_key;
 
-    /// For each stripe count a scan kernel runs: no two vectors share a slot, a lane's blocked
-    /// vectors share one key, and each quarter-warp's striped and blocked accesses hit 8
-    /// distinct bank columns.
+    /// For each stripe count a scan kernel runs (9, unswizzled, for 4-byte items): no two
+    /// vectors share a slot, a lane's blocked vectors share one key, and each quarter-warp's
+    /// striped and blocked accesses hit 8 distinct bank columns.
     #[test]
     fn scan_swizzle_is_conflict_free() {
-        for stripes in [1, 2, 4, 8] {
-            let slot = |g: usize| g ^ swizzle_key(g);
-            let mut taken = [false; 256];
+        for (stripes, swizzled) in [(1, true), (2, true), (4, true), (8, true), (9, false)] {
+            let key = |g: usize| swizzle_key(g, swizzled);
+            let slot = |g: usize| g ^ key(g);
+            let mut taken = [false; 512];
             for g in 0..32 * stripes {
                 assert!(
                     slot(g) < 32 * stripes && !taken[slot(g)],
@@ -617,8 +625,11 @@ mod tests {
             }
             for lane in 0..32 {
                 for j in 0..stripes {
-                    let key = swizzle_key(lane * stripes + j);
-                    assert_eq!(key, swizzle_key(lane * stripes), "{stripes} stripes");
+                    assert_eq!(
+                        key(lane * stripes + j),
+                        key(lane * stripes),
+                        "{stripes} stripes"
+                    );
                 }
             }
             let distinct_columns = |vector: &dyn Fn(usize) -> usize| {
