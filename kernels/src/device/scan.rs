@@ -279,7 +279,6 @@ pub unsafe fn scan<
         let warp_items = 32 * stripes * VEC;
         let tile_items = SCAN_THREADS as usize / 32 * warp_items;
         let tile_start = tile as usize * tile_items;
-        let tile_len = len.min(tile_start + tile_items) - tile_start;
         let warp_id = (tid / 32) as usize;
         let warp_start = tile_start + warp_id * warp_items;
         // The warp's part of the tile. The lane's vector of stripe `s` is the warp's vector
