@@ -39,9 +39,9 @@
 //! (CUB's `BlockLoad` / `BlockExchange` arrangement, through an XOR swizzle of the slots
 //! instead of padding). After the look-back each lane reads its items again, scans them
 //! after its prefix and writes them back, and the warp stores them striped. No item stays
-//! in a register through the look-back, and each thread's prefix waits in shared memory (for
-//! 8- and 2-byte items; 4-byte items fill tiles of 9 stripes, 36 KiB, and keep it in a
-//! register), so a scan thread needs 40 registers: an SM keeps 6 tiles in flight
+//! in a register through the look-back, and each thread's prefix waits in shared memory (but
+//! for 4-byte items, which fill tiles of 9 stripes, 36 KiB, and keep it in a register), so a
+//! scan thread needs 40 registers: an SM keeps 6 tiles in flight
 //! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). Inputs of fewer than 128
 //! full tiles get tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes),
 //! a function of the length alone), so they still spread over the multiprocessors.
