@@ -28,6 +28,8 @@
 //! items, a run whose last tile is partial), `--types u32,i32,f32,u64,i64,f64,f16`,
 //! `--ops reduce,minmax,scan,exscan,argmin` (`reduce` and `scan` are sums, `exscan` the
 //! exclusive sum scan), `--no-criterion`, `--quick` (2^20 and 2^24, no criterion),
+//! `--offset K` (inputs and scan outputs start K items into their buffers, unaligned where
+//! K items are not a multiple of 16 bytes; rows are named `operation@+K`),
 //! `--pairs N` (default 31). The same as environment variables: `WARPKIT_BENCH_SIZES`,
 //! `WARPKIT_BENCH_TYPES`, `WARPKIT_BENCH_OPS`. `--plot-from results.csv plot.svg` redraws
 //! the plots from a saved CSV (no GPU).
@@ -60,6 +62,8 @@ struct Options {
     ops: Vec<String>,
     criterion: bool,
     pairs: usize,
+    /// Items before each input's and scan output's first item.
+    offset: usize,
 }
 
 impl Options {
@@ -101,7 +105,16 @@ impl Options {
                 .ok_or(format!("--pairs: `{p}` is not a positive count"))?,
             None => Config::default().pairs,
         };
+        let offset = match value("--offset", "WARPKIT_BENCH_OFFSET") {
+            Some(k) => k
+                .parse::<usize>()
+                .ok()
+                .filter(|&k| k < 1024)
+                .ok_or(format!("--offset: `{k}` is not an item count below 1024"))?,
+            None => 0,
+        };
         Ok(Options {
+            offset,
             sizes,
             types: pick("--types", "WARPKIT_BENCH_TYPES", &ALL_TYPES)?,
             ops: pick("--ops", "WARPKIT_BENCH_OPS", &ALL_OPS)?,
@@ -172,6 +185,7 @@ fn main() {
         copy_bw: 0.0,
         rows: Vec::new(),
         failed: Vec::new(),
+        offset: options.offset,
     };
     b.measure_limits();
     eprintln!(
@@ -211,13 +225,19 @@ fn main() {
          and cold (an L2 flush before each sample) where the data fits in L2; inputs rotated \
          over 256 MiB); times are medians, \"CUB / ours\" the median of the \
          per-pair ratios (above 1: warpkit faster). Every row's outputs were checked bit for bit \
-         against the host before timing.{}",
+         against the host before timing.{}{}",
         wk.describe(),
         date(),
         lib.version,
         b.read_bw / 1e9,
         b.copy_bw / 1e9,
         options.pairs,
+        match options.offset {
+            0 => String::new(),
+            k => format!(
+                " Inputs and scan outputs start {k} items into their buffers (rows `@+{k}`)."
+            ),
+        },
         if b.failed.is_empty() {
             String::new()
         } else {
@@ -235,6 +255,7 @@ fn main() {
         ("read_limit_bytes_per_second", format!("{:e}", b.read_bw)),
         ("copy_limit_bytes_per_second", format!("{:e}", b.copy_bw)),
         ("pairs", options.pairs.to_string()),
+        ("offset_items", options.offset.to_string()),
         ("failed", b.failed.join("; ")),
     ];
     let write = |name: &str, text: &str| {
@@ -462,23 +483,32 @@ struct Bench<'a> {
     copy_bw: f64,
     rows: Vec<Row>,
     failed: Vec<String>,
+    /// Items before each input's and scan output's first item (`--offset`).
+    offset: usize,
 }
 
 /// Buffers to rotate over so that at least `ROTATE_BYTES` are touched (one when larger),
-/// all holding `host`.
-fn upload<T: DeviceRepr>(
+/// each holding `host` after `offset` items, and the address of each one's first item.
+fn upload<T: DeviceRepr + Default + Clone>(
     stream: &Arc<CudaStream>,
     host: &[T],
-) -> Result<Vec<CudaSlice<T>>, String> {
+    offset: usize,
+) -> Result<(Vec<CudaSlice<T>>, Vec<u64>), String> {
     let bytes = std::mem::size_of_val(host).max(1);
     let count = ROTATE_BYTES.div_ceil(bytes).clamp(1, 16);
-    (0..count)
+    let padded: Vec<T> = std::iter::repeat_n(T::default(), offset)
+        .chain(host.iter().cloned())
+        .collect();
+    let buffers = (0..count)
         .map(|i| {
             stream
-                .clone_htod(host)
+                .clone_htod(&padded)
                 .map_err(|e| format!("upload input copy {i} ({bytes} bytes): {e}"))
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    let first = (offset * std::mem::size_of::<T>()) as u64;
+    let ptrs = buffers.iter().map(|b| ptr(stream, b) + first).collect();
+    Ok((buffers, ptrs))
 }
 
 fn alloc<T: DeviceRepr + ValidAsZeroBits>(
@@ -589,6 +619,10 @@ impl Bench<'_> {
         ours: &mut impl pairs::Enqueue,
         cub: &mut impl pairs::Enqueue,
     ) {
+        let algo = &match self.offset {
+            0 => algo.to_owned(),
+            k => format!("{algo}@+{k}"),
+        };
         let id = format!("{algo}/{ty}/{}", report::size_label(n));
         let (limit, limit_name) = if read_limit {
             (self.read_bw, "read")
@@ -631,8 +665,7 @@ impl Bench<'_> {
         let stream = self.stream;
         let seed = T::NAME.bytes().fold(0u64, |h, b| h * 131 + b as u64);
         let host = random_data::<T>(n, seed);
-        let inputs = upload(stream, &host)?;
-        let ptrs: Vec<u64> = inputs.iter().map(|s| ptr(stream, s)).collect();
+        let (_inputs, ptrs) = upload(stream, &host, self.offset)?;
         if rows.reduce {
             self.reduce_row::<T, Sum>(&ptrs, n, "reduce_sum", exact_sum(&host))?;
         }
@@ -683,6 +716,7 @@ impl Bench<'_> {
             cub_out: &cub_out,
             want: &[want],
             cub_first: None,
+            skip: 0,
         };
         let bytes = (n * std::mem::size_of::<T>()) as f64;
         self.row(algo, T::NAME, n, bytes, true, &mut ours, &mut theirs, side)?;
@@ -706,9 +740,13 @@ impl Bench<'_> {
             ScanKind::Inclusive => "scan_inclusive_sum",
             ScanKind::Exclusive => "scan_exclusive_sum",
         };
-        let ours_out = alloc::<T>(stream, n)?;
-        let cub_out = alloc::<T>(stream, n)?;
-        let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
+        let ours_out = alloc::<T>(stream, self.offset + n)?;
+        let cub_out = alloc::<T>(stream, self.offset + n)?;
+        let first = (self.offset * std::mem::size_of::<T>()) as u64;
+        let (o, c) = (
+            ptr(stream, &ours_out) + first,
+            ptr(stream, &cub_out) + first,
+        );
         let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
         let mut theirs = CubCase::device(lib, algo, T::NAME, ptrs, c, n, stream)?;
         let mut ours = |_: sys::CUstream, i: u64| {
@@ -722,6 +760,7 @@ impl Bench<'_> {
             cub_out: &cub_out,
             want,
             cub_first,
+            skip: self.offset,
         };
         let bytes = (2 * n * std::mem::size_of::<T>()) as f64;
         self.row(algo, T::NAME, n, bytes, false, &mut ours, &mut theirs, side)?;
@@ -751,9 +790,8 @@ impl Bench<'_> {
             }
         }
         let want = [min.to_bits(), at as u32];
-        let inputs = upload(stream, &host)?;
+        let (_inputs, ptrs) = upload(stream, &host, self.offset)?;
         drop(host);
-        let ptrs: Vec<u64> = inputs.iter().map(|s| ptr(stream, s)).collect();
         let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
         // Both outputs: the f32 value's bits, then the u32 index.
         let ours_out = alloc::<u32>(stream, 2)?;
@@ -770,6 +808,7 @@ impl Bench<'_> {
             cub_out: &cub_out,
             want: &want,
             cub_first: None,
+            skip: 0,
         };
         let bytes = (n * 4) as f64;
         self.row(
@@ -838,8 +877,8 @@ impl Bench<'_> {
             .enqueue(raw, 0)
             .map_err(|e| format!("{what}: check run of CUB: {e}"))?;
         sync("CUB's run")?;
-        let first = read(stream, side.ours_out)?;
-        let mut cub = read(stream, side.cub_out)?;
+        let first = read(stream, side.ours_out)?.split_off(side.skip);
+        let mut cub = read(stream, side.cub_out)?.split_off(side.skip);
         // CUB's own first item, where its convention differs, checked here; the rest below.
         let cub_first = side.cub_first.map(|f| (f, cub.first().copied()));
         if let Some((f, Some(got))) = cub_first {
@@ -861,7 +900,7 @@ impl Bench<'_> {
         ours.enqueue(raw, 0)
             .map_err(|e| format!("{what}: second check run of warpkit: {e}"))?;
         sync("warpkit's second run")?;
-        let second = read(stream, side.ours_out)?;
+        let second = read(stream, side.ours_out)?.split_off(side.skip);
         problems.extend(differs(
             "warpkit's second run against its first",
             &second,
@@ -887,6 +926,8 @@ struct Sides<'a, V> {
     want: &'a [V],
     /// CUB's first item, where its convention differs from warpkit's `want[0]`.
     cub_first: Option<V>,
+    /// Items of the buffers before the outputs' first item (left as poisoned).
+    skip: usize,
 }
 
 fn show(id: &str, bytes: f64, c: &Comparison) {
