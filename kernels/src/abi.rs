@@ -156,8 +156,9 @@ pub mod layout {
     /// Stripes per thread in the device scan's tiles over `len` items of `item_bytes`: the
     /// kernel's [`scan_stripes`](tuning::scan_stripes), while the input would make fewer than
     /// [`SCAN_MIN_TILES`] tiles (down to one) the next power of two below it for items that
-    /// move in vectors (which the kernel shifts by), else half of it. A function of the length alone, so a float
-    /// scan combines the same items in the same order on every device, grid and target.
+    /// move in vectors (which the kernel shifts by), else half of it. A function of the length
+    /// alone, so a float scan combines the same items in the same order on every device, grid
+    /// and target.
     pub const fn scan_stripes(len: u64, item_bytes: usize) -> u32 {
         let stripe_items =
             (tuning::SCAN_THREADS as usize * tuning::vector_items(item_bytes)) as u64;

@@ -36,11 +36,11 @@ pub const fn scan_stripes(item_bytes: usize) -> usize {
     }
 }
 /// Threads whose tile prefix a scan block keeps in shared memory through the look-back: all
-/// [`SCAN_THREADS`] for items that vectorize in tiles of 32 KiB (the look-back then fits the
-/// registers of [`scan_launch_bounds`]), none for others (their tile takes the shared memory:
-/// 6 tiles of 36 KiB of 4-byte items fill an SM's 228 KiB).
+/// [`SCAN_THREADS`] for items that vectorize in tiles of at most 8 stripes, 32 KiB (the
+/// look-back then fits the registers of [`scan_launch_bounds`]), none for others (their tile
+/// takes the shared memory: 6 tiles of 9 stripes, 36 KiB, fill an SM's 228 KiB).
 pub const fn scan_saved_prefixes(item_bytes: usize) -> usize {
-    if vectorizes(item_bytes) && item_bytes != 4 {
+    if vectorizes(item_bytes) && scan_stripes(item_bytes) <= 8 {
         SCAN_THREADS as usize
     } else {
         0
@@ -54,7 +54,8 @@ pub const SCAN_MAX_SHARED_BYTES: usize = 48 * 1024;
 /// `(0, 0)` for none. A block loads its tile into shared memory, scans it, looks back and
 /// stores it, so the bytes an SM has in flight are (resident blocks) × (tile bytes): 6 tiles
 /// (40 registers per thread) of 36 KiB for 4-byte items and of 32 KiB for 8-byte items and
-/// for 2-byte items accumulated as `f32`. Measured with ptxas 12.9 for sm_90: with these bounds none spills.
+/// for 2-byte items accumulated as `f32`. Measured with ptxas 12.9 for sm_90: with these
+/// bounds none spills.
 /// On an H200 at 2^28, 6 blocks of 8-byte scans ran 4% faster than 5 (u64 1206 → 1160 µs),
 /// once a lane's blocked slots took one swizzle key (8-byte scans had needed 45 registers,
 /// and spilled under 6 blocks' 40).
