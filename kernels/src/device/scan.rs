@@ -347,25 +347,14 @@ pub unsafe fn scan<
                 );
             }
             let past_end = store(op.identity());
-            let load = |i: usize| {
-                if warp_start + i < len {
-                    *input.add(warp_start + i)
-                } else {
-                    past_end
-                }
-            };
-            let write = |i: usize, item: T| *item_slot(i) = item;
-            if const { size_of::<T>() <= 16 } {
-                // Items of up to 16 bytes: 4 loads in flight before their stores. One at a
-                // time, each store waited for its load, one round trip to memory per 32 of
-                // the warp's items, and a run's ragged last tile finished long after the
-                // others (on an H200, a trial with 9-stripe tiles, whose last tile at 2^24
-                // u32 items was 40% full, took 58 instead of 46 µs).
-                stage_in_batches::<T, 4>(vector_items + lane, warp_items, load, write);
-            } else {
-                // Larger items: one at a time (registers).
-                stage_in_batches::<T, 1>(vector_items + lane, warp_items, load, write);
-            }
+            stage_items(
+                vector_items + lane,
+                warp_items,
+                |i| warp_start + i < len,
+                |i| input.add(warp_start + i),
+                |i| item_slot(i),
+                past_end,
+            );
         }
         bar_warp_sync(LaneMask::FULL);
         // The lane's `j`-th vector of items.
@@ -492,11 +481,13 @@ pub unsafe fn scan<
                     store_vector(s);
                 }
             });
-            let mut i = vector_items + lane;
-            while i < warp_items && warp_start + i < len {
-                *output.add(warp_start + i) = *item_slot(i);
-                i += 32;
-            }
+            // Shared-memory loads in flight 4 at a time, as in `stage_items`.
+            stage_in_batches::<T, 4>(
+                vector_items + lane,
+                warp_items.min(len.saturating_sub(warp_start)),
+                |i| *item_slot(i),
+                |i, item| *output.add(warp_start + i) = item,
+            );
         }
     }
 }
@@ -511,6 +502,91 @@ pub unsafe fn scan<
 #[inline(always)]
 fn swizzle_key(g: usize, swizzled: bool) -> usize {
     if swizzled { (g >> 3) & 7 } else { 0 }
+}
+
+/// Stages the lane's items `first, first + 32, ..` below `end` in their slots: each item `i`
+/// from `src(i)` to `dst(i)` where `readable(i)` (true up to some item, false after it), else
+/// `past_end`. Returns once the thread may read its slots.
+///
+/// Items aligned to at least 4 bytes move with `cp.async` where the target has it (no
+/// registers; every load of the lane in flight at once: an unaligned tile staged through
+/// registers, 4 items at a time, ran a 4-byte scan at 0.8x CUB on an H100). Otherwise through
+/// registers: 4 items of up to 16 bytes in flight before their stores (one at a time, each
+/// store waited for its load, and a run's ragged last tile finished long after the others:
+/// on an H200, a trial whose last tile at 2^24 u32 items was 40% full took 58 instead of
+/// 46 µs), larger items one at a time.
+///
+/// # Safety
+/// For each staged `i` with `readable(i)`, `src(i)` is a valid global pointer; `dst(i)` is
+/// the thread's own slot in shared memory, which nothing else touches meanwhile.
+#[inline(always)]
+unsafe fn stage_items<T: Pod>(
+    first: usize,
+    end: usize,
+    readable: impl Fn(usize) -> bool,
+    src: impl Fn(usize) -> *const T,
+    dst: impl Fn(usize) -> *mut T,
+    past_end: T,
+) {
+    // SAFETY: the caller's conditions.
+    unsafe {
+        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+        if const { align_of::<T>() >= 4 } {
+            use crate::instr::memory::cp_async_wait_all;
+            let mut i = first;
+            while i < end && readable(i) {
+                copy_async(dst(i), src(i));
+                i += 32;
+            }
+            while i < end {
+                *dst(i) = past_end;
+                i += 32;
+            }
+            cp_async_wait_all();
+            return;
+        }
+        let load = |i: usize| if readable(i) { *src(i) } else { past_end };
+        let store = |i: usize, item: T| *dst(i) = item;
+        if const { size_of::<T>() <= 16 } {
+            stage_in_batches::<T, 4>(first, end, load, store);
+        } else {
+            stage_in_batches::<T, 1>(first, end, load, store);
+        }
+    }
+}
+
+/// Starts copying the item at `src` to the shared slot `dst` with `cp.async`, in pieces of
+/// its alignment (4, 8 or 16 bytes).
+///
+/// # Safety
+/// `src` is a valid global pointer, `dst` a valid pointer into shared memory that nothing
+/// touches until the thread's next `cp.async` wait; `T` is aligned to at least 4 bytes.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[inline(always)]
+unsafe fn copy_async<T>(dst: *mut T, src: *const T) {
+    use crate::instr::memory::{
+        cp_async_ca_shared_global_4, cp_async_ca_shared_global_8, cp_async_cg_shared_global_16,
+        cvta_to_global_u64, cvta_to_shared_u64,
+    };
+    let piece = const {
+        match align_of::<T>() {
+            4 => 4,
+            8 => 8,
+            _ => 16,
+        }
+    };
+    let (dst, src) = (cvta_to_shared_u64(dst as u64), cvta_to_global_u64(src as u64));
+    // SAFETY: the caller's conditions; each piece lies within the item, aligned to its size.
+    unsafe {
+        for k in 0..size_of::<T>() / piece {
+            let (d, s) = (dst + (k * piece) as u64, src + (k * piece) as u64);
+            match piece {
+                16 => cp_async_cg_shared_global_16(d, s),
+                8 => cp_async_ca_shared_global_8(d, s),
+                _ => cp_async_ca_shared_global_4(d, s),
+            }
+        }
+    }
 }
 
 /// Stages a lane's items `first, first + 32, ..` below `end`: `BATCH` of the lane's `load(i)`

@@ -357,6 +357,41 @@ pub unsafe fn cp_async_cg_shared_global_16(dst: u64, src: u64) {
     }
 }
 
+/// Defines a `cp.async.ca` copy of 4 or 8 bytes (cached in L1 and L2; `.cg` takes only 16).
+macro_rules! cp_async_ca {
+    ($name:ident, $bytes:literal) => {
+        #[doc = concat!("`cp.async.ca.shared.global [dst], [src], ", $bytes, "`: starts copying ", $bytes, " bytes from global")]
+        /// memory to shared memory without going through registers, cached in L1 and L2; the
+        /// copy completes at the thread's next [`cp_async_wait_all`] (or a `cp.async.wait_group`
+        /// covering it), and only then may the thread read `dst`. Other threads see it after a
+        /// barrier that follows the wait.
+        ///
+        /// PTX ISA: [`cp.async`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cp-async).
+        /// PTX 7.0, sm_80+.
+        ///
+        /// # Safety
+        #[doc = concat!("`dst` is a ", $bytes, "-byte-aligned `.shared` address ([`cvta_to_shared_u64`]) and `src` a")]
+        #[doc = concat!($bytes, "-byte-aligned `.global` address ([`cvta_to_global_u64`]) of ", $bytes, " readable bytes;")]
+        /// nothing reads or writes `dst` until the copy has completed.
+        #[doc(alias = "__pipeline_memcpy_async")]
+        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+        #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+        #[inline(always)]
+        pub unsafe fn $name(dst: u64, src: u64) {
+            crate::device_only! {
+                // SAFETY: the caller passes aligned shared and global addresses.
+                unsafe {
+                    core::arch::asm!(concat!("cp.async.ca.shared.global [{dst}], [{src}], ", $bytes, ";"),
+                        dst = in(reg64) dst, src = in(reg64) src, options(nostack, preserves_flags));
+                }
+            }
+        }
+    };
+}
+
+cp_async_ca!(cp_async_ca_shared_global_4, 4);
+cp_async_ca!(cp_async_ca_shared_global_8, 8);
+
 /// `cp.async.wait_all`: waits until every `cp.async` this thread started has completed (and
 /// commits them first); the thread may then read what they wrote.
 ///

@@ -220,6 +220,20 @@ mod families {
                 cp_async_wait_all();
                 unsafe { (*mine)[0] }
             };
+            warpkit_instr_cp_async_ca_shared_global_4 => "cp.async.ca.shared.global" * 1, since sm_80: |_a, _b, _c, p| {
+                let words = warpkit::shared_array!(CP_ASYNC_CA_4: [u32; 256]).cast::<u32>();
+                let mine = unsafe { words.add(warpkit::kernel::thread_idx_x() as usize % 256) };
+                unsafe { cp_async_ca_shared_global_4(cvta_to_shared_u64(mine as u64), cvta_to_global_u64(p as u64)) };
+                cp_async_wait_all();
+                unsafe { *mine }
+            };
+            warpkit_instr_cp_async_ca_shared_global_8 => "cp.async.ca.shared.global" * 1, since sm_80: |_a, _b, _c, p| {
+                let words = warpkit::shared_array!(CP_ASYNC_CA_8: [u64; 256]).cast::<u64>();
+                let mine = unsafe { words.add(warpkit::kernel::thread_idx_x() as usize % 256) };
+                unsafe { cp_async_ca_shared_global_8(cvta_to_shared_u64(mine as u64), cvta_to_global_u64(p as u64)) };
+                cp_async_wait_all();
+                unsafe { *mine as u32 }
+            };
             warpkit_instr_cp_async_wait_all => "cp.async.wait_all" * 1, since sm_80: |a, _b, _c| { cp_async_wait_all(); a };
             warpkit_instr_cp_async_commit_group => "cp.async.commit_group" * 1, since sm_80: |a, _b, _c| { cp_async_commit_group(); a };
             warpkit_instr_cp_async_wait_group => "cp.async.wait_group 1" * 1, since sm_80: |a, _b, _c| { cp_async_wait_group::<1>(); a };
