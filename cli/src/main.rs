@@ -30,6 +30,10 @@ struct Args {
     /// Exclusive rows-scan / segments-scan (device scans: exclusive-scan).
     #[arg(long)]
     exclusive: bool,
+    /// Items before the input's (and the output's) first item in its buffer: with 1-3, 4-byte
+    /// items start off their 16-byte alignment.
+    #[arg(long, default_value_t = 0)]
+    offset: usize,
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     device: usize,
@@ -124,7 +128,8 @@ impl Run<'_> {
         T::Accum: Model,
     {
         let (data, stream, mut q) = self.setup::<T>()?;
-        let input = stream.clone_htod(&data).map_err(driver("upload"))?;
+        let buffer = self.upload(&stream, &data)?;
+        let input = buffer.slice(self.args.offset..);
         q.arg_reduce(&input, O::default())?;
         let start = Instant::now();
         let got = q.arg_reduce(&input, O::default())?;
@@ -163,6 +168,20 @@ impl Run<'_> {
         Ok((data, stream, q))
     }
 
+    /// `data` on the device, `--offset` items into its buffer.
+    fn upload<T: Gen + DeviceRepr>(
+        &self,
+        stream: &std::sync::Arc<warpkit_host::cudarc::driver::CudaStream>,
+        data: &[T],
+    ) -> Result<warpkit_host::cudarc::driver::CudaSlice<T>, Error>
+    where
+        T::Accum: Model,
+    {
+        let padding = std::iter::repeat_n(T::zeroed(), self.args.offset);
+        let padded: Vec<T> = padding.chain(data.iter().copied()).collect();
+        stream.clone_htod(&padded).map_err(driver("upload"))
+    }
+
     fn op<T: Gen + DeviceRepr, O: DeviceOp>(&self) -> Result<bool, Error>
     where
         T::Accum: Model,
@@ -172,7 +191,8 @@ impl Run<'_> {
         }
         let (data, stream, mut q) = self.setup::<T>()?;
         let n = data.len();
-        let input = stream.clone_htod(&data).map_err(driver("upload"))?;
+        let buffer = self.upload(&stream, &data)?;
+        let input = buffer.slice(self.args.offset..);
         let magnitude: f64 = data.iter().map(|x| x.to_accum().wide().abs()).sum();
         let width = self.args.width.max(1);
         // Ragged rows: lengths cycling 0..2*width, the last row cut at n.
@@ -192,9 +212,10 @@ impl Run<'_> {
             What::SegmentsReduce => offsets.len() - 1,
             _ => n,
         };
-        let mut output = stream
-            .alloc_zeros::<T>(rows_out)
+        let mut output_buffer = stream
+            .alloc_zeros::<T>(self.args.offset + rows_out)
             .map_err(driver("allocate"))?;
+        let mut output = output_buffer.slice_mut(self.args.offset..);
         let rows_in = input.slice(
             0..if what == What::RowsReduce {
                 rows_out * width

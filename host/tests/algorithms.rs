@@ -213,20 +213,48 @@ where
     );
 }
 
+/// Scans `data[offset..]`, uploaded as `input`, into a poisoned buffer `offset` items in (so
+/// 4-byte items at offsets 1-3 start off their 16-byte alignment), twice: checks every output
+/// item against the model, the two runs bit for bit, and that the items before the output
+/// kept their poison.
 fn check_scan<T: TestElement, O: DeviceOp>(
     q: &mut Queue,
     data: &[T],
     input: &CudaSlice<T>,
     kind: ScanKind,
+    offset: usize,
 ) where
     T::Accum: Model,
 {
+    let data = &data[offset..];
+    let what = || {
+        format!(
+            "{kind:?} scan {} {} n={} at offset {offset}",
+            O::NAME,
+            T::NAME,
+            data.len()
+        )
+    };
     let mut runs = Vec::new();
     for _ in 0..2 {
-        let mut out = poisoned::<T>(data.len());
-        q.scan(input, &mut out, O::default(), kind).unwrap();
+        let mut out = poisoned::<T>(offset + data.len());
+        q.scan(
+            &input.slice(offset..),
+            &mut out.slice_mut(offset..),
+            O::default(),
+            kind,
+        )
+        .unwrap();
         q.synchronize().unwrap();
-        runs.push(download(&out));
+        let all = download(&out);
+        assert!(
+            bytemuck::cast_slice::<T, u8>(&all[..offset])
+                .iter()
+                .all(|&b| b == 0xA5),
+            "{}: wrote before the output",
+            what()
+        );
+        runs.push(all[offset..].to_vec());
     }
     let mut fold = Fold::<T::Accum>::new(O::NAME);
     let mut mag = 0.0;
@@ -242,20 +270,13 @@ fn check_scan<T: TestElement, O: DeviceOp>(
             ScanKind::Exclusive => (before, before_mag),
         };
         same::<T>(runs[0][i].to_accum(), want, m, O::NAME, &|| {
-            format!(
-                "{kind:?} scan {} {} n={} at {i}",
-                O::NAME,
-                T::NAME,
-                data.len()
-            )
+            format!("{} at {i}", what())
         });
     }
     assert!(
         bytemuck::cast_slice::<T, u8>(&runs[0]) == bytemuck::cast_slice::<T, u8>(&runs[1]),
-        "{kind:?} scan {} {} n={}: not deterministic",
-        O::NAME,
-        T::NAME,
-        data.len()
+        "{}: not deterministic",
+        what()
     );
 }
 
@@ -270,16 +291,23 @@ where
         let finite: Vec<T> = (0..n).map(|_| T::finite(rng)).collect();
         let input = upload(&finite);
         check_reduce::<T, Sum>(&mut q, &finite, &input);
+        // Each scan also over the input without its first 1-3 items, into an output as far
+        // into its buffer (unaligned, for items of up to 4 bytes).
+        let offsets = [0, 1 + n % 3].map(|k| k.min(n));
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
-            check_scan::<T, Sum>(&mut q, &finite, &input, kind);
+            for offset in offsets {
+                check_scan::<T, Sum>(&mut q, &finite, &input, kind, offset);
+            }
         }
         let any: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
         let input = upload(&any);
         check_reduce::<T, Min>(&mut q, &any, &input);
         check_reduce::<T, Max>(&mut q, &any, &input);
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
-            check_scan::<T, Min>(&mut q, &any, &input, kind);
-            check_scan::<T, Max>(&mut q, &any, &input, kind);
+            for offset in offsets {
+                check_scan::<T, Min>(&mut q, &any, &input, kind, offset);
+                check_scan::<T, Max>(&mut q, &any, &input, kind, offset);
+            }
         }
         if n <= 4096 {
             // Sums over NaN and infinities: NaN, or the infinity, as IEEE says.
@@ -350,7 +378,7 @@ fn device_reduce_and_scan_at_two_to_the_thirty() {
         drop(input);
         let data: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
         let input = upload(&data);
-        check_scan::<f32, Sum>(&mut q, &data, &input, ScanKind::Inclusive);
+        check_scan::<f32, Sum>(&mut q, &data, &input, ScanKind::Inclusive, 0);
     }
     println!("u32 sum reduce and f32 inclusive sum scan checked at 2^30-1, 2^30, 2^30+1");
 }

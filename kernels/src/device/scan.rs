@@ -352,7 +352,7 @@ pub unsafe fn scan<
                 warp_items,
                 |i| warp_start + i < len,
                 |i| input.add(warp_start + i),
-                |i| item_slot(i),
+                &item_slot,
                 past_end,
             );
         }
@@ -575,7 +575,10 @@ unsafe fn copy_async<T>(dst: *mut T, src: *const T) {
             _ => 16,
         }
     };
-    let (dst, src) = (cvta_to_shared_u64(dst as u64), cvta_to_global_u64(src as u64));
+    let (dst, src) = (
+        cvta_to_shared_u64(dst as u64),
+        cvta_to_global_u64(src as u64),
+    );
     // SAFETY: the caller's conditions; each piece lies within the item, aligned to its size.
     unsafe {
         for k in 0..size_of::<T>() / piece {
