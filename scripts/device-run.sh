@@ -48,6 +48,12 @@ for task in "${@:-suite}"; do
         # Grids of several waves (more tiles than resident blocks), a partial last tile.
         cs inclusive-scan --type u32 --n 8388613
         cs exclusive-scan --type f64 --n 4194311
+        # Inputs and outputs 1-3 items into their buffers (unaligned tiles).
+        cs inclusive-scan --type u32 --n 8388613 --offset 1
+        cs exclusive-scan --type f32 --n 1000003 --offset 3
+        cs inclusive-scan --type i64 --op min --n 4194311 --offset 1
+        cs inclusive-scan --type f16 --n 1000003 --offset 1
+        cs reduce --type u64 --n 1000003 --offset 1
         cs rows-reduce --type f32 --n 300007 --width 1000
         cs rows-scan --type i64 --op min --n 300007 --width 333 --exclusive
         cs segments-reduce --type u32 --n 300007 --width 500
