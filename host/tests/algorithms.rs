@@ -213,23 +213,23 @@ where
     );
 }
 
-/// Scans `data[offset..]`, uploaded as `input`, into a poisoned buffer `offset` items in (so
-/// 4-byte items at offsets 1-3 start off their 16-byte alignment), twice: checks every output
-/// item against the model, the two runs bit for bit, and that the items before the output
-/// kept their poison.
+/// Scans `data[from..]`, uploaded as `input`, into a poisoned buffer `to` items in (so 4-byte
+/// items at offsets 1-3 start off their 16-byte alignment), twice: checks every output item
+/// against the model, the two runs bit for bit, and that the items before the output kept
+/// their poison.
 fn check_scan<T: TestElement, O: DeviceOp>(
     q: &mut Queue,
     data: &[T],
     input: &CudaSlice<T>,
     kind: ScanKind,
-    offset: usize,
+    (from, to): (usize, usize),
 ) where
     T::Accum: Model,
 {
-    let data = &data[offset..];
+    let data = &data[from..];
     let what = || {
         format!(
-            "{kind:?} scan {} {} n={} at offset {offset}",
+            "{kind:?} scan {} {} n={} from offset {from} to offset {to}",
             O::NAME,
             T::NAME,
             data.len()
@@ -237,10 +237,10 @@ fn check_scan<T: TestElement, O: DeviceOp>(
     };
     let mut runs = Vec::new();
     for _ in 0..2 {
-        let mut out = poisoned::<T>(offset + data.len());
+        let mut out = poisoned::<T>(to + data.len());
         q.scan(
-            &input.slice(offset..),
-            &mut out.slice_mut(offset..),
+            &input.slice(from..),
+            &mut out.slice_mut(to..),
             O::default(),
             kind,
         )
@@ -248,13 +248,13 @@ fn check_scan<T: TestElement, O: DeviceOp>(
         q.synchronize().unwrap();
         let all = download(&out);
         assert!(
-            bytemuck::cast_slice::<T, u8>(&all[..offset])
+            bytemuck::cast_slice::<T, u8>(&all[..to])
                 .iter()
                 .all(|&b| b == 0xA5),
             "{}: wrote before the output",
             what()
         );
-        runs.push(all[offset..].to_vec());
+        runs.push(all[to..].to_vec());
     }
     let mut fold = Fold::<T::Accum>::new(O::NAME);
     let mut mag = 0.0;
@@ -293,10 +293,13 @@ where
         check_reduce::<T, Sum>(&mut q, &finite, &input);
         // Each scan also over the input without its first 1-3 items, into an output as far
         // into its buffer (unaligned, for items of up to 4 bytes).
-        let offsets = [0, 1 + n % 3].map(|k| k.min(n));
+        // Sums also from an unaligned input into an aligned output and back.
+        let k = 1 + n % 3;
+        let offsets = [(0, 0), (k, k)].map(|(a, b)| (a.min(n), b.min(n)));
+        let mixed = [(k, 0), (0, k)].map(|(a, b)| (a.min(n), b.min(n)));
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
-            for offset in offsets {
-                check_scan::<T, Sum>(&mut q, &finite, &input, kind, offset);
+            for offsets in offsets.into_iter().chain(mixed) {
+                check_scan::<T, Sum>(&mut q, &finite, &input, kind, offsets);
             }
         }
         let any: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
@@ -304,9 +307,9 @@ where
         check_reduce::<T, Min>(&mut q, &any, &input);
         check_reduce::<T, Max>(&mut q, &any, &input);
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
-            for offset in offsets {
-                check_scan::<T, Min>(&mut q, &any, &input, kind, offset);
-                check_scan::<T, Max>(&mut q, &any, &input, kind, offset);
+            for offsets in offsets {
+                check_scan::<T, Min>(&mut q, &any, &input, kind, offsets);
+                check_scan::<T, Max>(&mut q, &any, &input, kind, offsets);
             }
         }
         if n <= 4096 {
@@ -378,7 +381,7 @@ fn device_reduce_and_scan_at_two_to_the_thirty() {
         drop(input);
         let data: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
         let input = upload(&data);
-        check_scan::<f32, Sum>(&mut q, &data, &input, ScanKind::Inclusive, 0);
+        check_scan::<f32, Sum>(&mut q, &data, &input, ScanKind::Inclusive, (0, 0));
     }
     println!("u32 sum reduce and f32 inclusive sum scan checked at 2^30-1, 2^30, 2^30+1");
 }

@@ -309,7 +309,8 @@ pub unsafe fn scan<
         };
         // The warp's items that move in 16-byte vectors: all of them where its part of the tile
         // is whole and both pointers are aligned (`whole_part`); in a run's partial last tile,
-        // those of the vectors that lie wholly below `len`. The rest go item by item.
+        // those of the vectors that lie wholly below `len`. The rest go item by item (but for
+        // 4-byte items, whose whole parts of 9-stripe tiles are stored spliced, below).
         let aligned = vectors && (input as usize | output as usize).is_multiple_of(16);
         let whole_part = aligned && warp_start + warp_items <= len;
         let vector_items = if aligned {
@@ -347,6 +348,9 @@ pub unsafe fn scan<
                 );
             }
             let past_end = store(op.identity());
+            // `item_slot` by reference: by value, the PTX of every scan changes (measured and
+            // tested this way).
+            #[allow(clippy::needless_borrows_for_generic_args)]
             stage_items(
                 vector_items + lane,
                 warp_items,
@@ -475,7 +479,7 @@ pub unsafe fn scan<
                     store_vector(s);
                 }
             });
-        } else if const { size_of::<T>() == 4 }
+        } else if const { size_of::<T>() == 4 && align_of::<T>() >= 4 }
             && stripes == STRIPES
             && warp_start + warp_items <= len
         {
@@ -484,8 +488,8 @@ pub unsafe fn scan<
             // holds the last `m` items of the warp's vector `j - 1` and the first `4 - m` of
             // vector `j`. Lane `l` takes vector `32 s + l` and the one before it from lane
             // `l - 1` (lane 0: lane 31's of the stripe before), and stores the two spliced;
-            // the warp's first `4 - m` and last `m` items go one by one. (Items move as the
-            // 32-bit words they are.) On an H200 at offset 1, u32 at 2^28: 730 -> 712-715 µs
+            // where `m > 0`, the warp's first `4 - m` and last `m` items go one by one. (Items
+            // move as the 32-bit words they are.) On an H200 at offset 1, u32 at 2^28: 730 -> 712-715 µs
             // against item-by-item stores, 2^22 (9 stripes) 17.9 -> 17.2 µs; in tiles of 8 or
             // fewer stripes (below 128 tiles of 9) it measured slower, 2^20 8.6 -> 9.5 µs
             // (not understood), so those stay item by item.
@@ -512,7 +516,7 @@ pub unsafe fn scan<
                 });
                 let j = striped(s);
                 if j > 0 || m == 0 {
-                    *aligned_output.add(j) = Vector(spliced);
+                    *aligned_output.wrapping_add(j) = Vector(spliced);
                 }
             });
             if m > 0 && lane < 4 - m {
@@ -528,7 +532,7 @@ pub unsafe fn scan<
                     store_vector(s);
                 }
             });
-            // Shared-memory loads in flight 4 at a time, as in `stage_items`.
+            // Shared-memory loads in flight 4 at a time (`stage_in_batches`).
             stage_in_batches::<T, 4>(
                 vector_items + lane,
                 warp_items.min(len.saturating_sub(warp_start)),
