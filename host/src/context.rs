@@ -66,6 +66,18 @@ pub fn open_device(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
     CudaContext::new(ordinal).during("create context")
 }
 
+/// Whether the library's kernels of `target` are launched as programmatic dependents: their
+/// PTX waits for the kernels before them (sm_90 and newer, and so a device that runs it), and
+/// the driver has `cuLaunchKernelEx` and captures such launches into graphs (CUDA 12.3).
+fn dependent_launch(target: &str) -> Result<bool, Error> {
+    let mut driver = 0;
+    // SAFETY: writes one integer.
+    unsafe { sys::cuDriverGetVersion(&mut driver) }
+        .result()
+        .during("driver version")?;
+    Ok(driver >= 12030 && Target::parse(target).is_some_and(|t| t.compute >= 90))
+}
+
 impl Warpkit {
     /// Opens device `ordinal` (its primary context, shared with cudarc, candle, cust...) and
     /// loads the newest embedded target that runs on it: its cubin when the device is exactly
@@ -121,7 +133,7 @@ impl Warpkit {
             Some(cubin) => Module::load(ctx, Image::Cubin(cubin))?,
             None => Module::load(ctx, Image::Ptx(text))?,
         };
-        let table = Table::load(&module, target)?;
+        let table = Table::load(&module, target, dependent_launch(target)?)?;
         let multiprocessors = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .during("device attribute")? as u32;

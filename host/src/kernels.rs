@@ -136,16 +136,31 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    pub(crate) fn load(module: &Module, target: &str) -> Result<Table, Error> {
+    /// Resolves every library kernel of `module` (built for `target`); with `dependent_launch`
+    /// they are launched as programmatic dependents, which the caller may ask only of a target
+    /// whose kernels begin with `griddepcontrol.wait` (sm_90 and newer).
+    pub(crate) fn load(
+        module: &Module,
+        target: &str,
+        dependent_launch: bool,
+    ) -> Result<Table, Error> {
         let resolve = |ty: &str, names: &'static [&'static str]| {
             names
                 .iter()
                 .map(|&name| {
-                    module.kernel(name)?.ok_or_else(|| {
+                    let kernel = module.kernel(name)?.ok_or_else(|| {
                         Error::MissingKernel(format!(
                             "the embedded PTX for {target} lacks kernel {name} ({ty} kernels), which warpkit-host's \
                              table (from warpkit::library_kernels!) expects"
                         ))
+                    })?;
+                    Ok(if dependent_launch {
+                        // SAFETY: every library kernel starts with `warpkit::device::
+                        // kernel_prologue`, which waits on this target (the caller's condition;
+                        // `tests/tests/ptx.rs` checks the PTX).
+                        unsafe { kernel.launched_as_dependent() }
+                    } else {
+                        kernel
                     })
                 })
                 .collect::<Result<Vec<_>, Error>>()

@@ -1,12 +1,14 @@
 //! A loaded module (PTX or cubin) and its kernels, on the driver API through
 //! `cudarc::driver::result`.
 //!
-//! Kernels are resolved once, when a table is built; a launch is one `cuLaunchKernel` with a
-//! single `#[repr(C)]` parameter struct.
+//! Kernels are resolved once, when a table is built; a launch is one `cuLaunchKernel` (or
+//! `cuLaunchKernelEx`, for a programmatic dependent launch) with a single `#[repr(C)]`
+//! parameter struct.
 
 use crate::error::{During as _, Error};
 use cudarc::driver::{CudaContext, CudaStream, result, sys};
 use std::ffi::{CString, c_void};
+use std::ptr;
 use std::sync::Arc;
 
 /// What a [`Module`] is loaded from.
@@ -68,7 +70,10 @@ impl Module {
     pub(crate) fn kernel(&self, name: &str) -> Result<Option<Kernel>, Error> {
         self.ctx.bind_to_thread().during("bind context")?;
         match self.function(name) {
-            Ok(raw) => Ok(Some(Kernel { raw })),
+            Ok(raw) => Ok(Some(Kernel {
+                raw,
+                dependent: false,
+            })),
             Err(Error::Driver { source, .. })
                 if source.0 == sys::cudaError_enum::CUDA_ERROR_NOT_FOUND =>
             {
@@ -115,6 +120,9 @@ impl Drop for Module {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Kernel {
     raw: sys::CUfunction,
+    /// Launched as a programmatic dependent of the kernel before it on the stream
+    /// ([`Kernel::launched_as_dependent`]).
+    dependent: bool,
 }
 
 // SAFETY: a CUfunction is an immutable handle usable from any thread with its context bound.
@@ -135,6 +143,23 @@ impl Kernel {
         Ok(n.max(1) as u32)
     }
 
+    /// This kernel, launched as a programmatic dependent of the kernel before it on the stream
+    /// (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`): its blocks may start while
+    /// that kernel ends, and wait in the kernel's prologue
+    /// ([`warpkit::device::kernel_prologue`]) until it has completed and its writes are
+    /// visible. The stream's order of effects stays as without the attribute.
+    ///
+    /// CUDA guide: [Programmatic Dependent Launch and Synchronization](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#programmatic-dependent-launch-and-synchronization).
+    ///
+    /// # Safety
+    /// The kernel executes `griddepcontrol.wait` before its first access to global memory.
+    pub(crate) unsafe fn launched_as_dependent(self) -> Kernel {
+        Kernel {
+            dependent: true,
+            ..self
+        }
+    }
+
     /// Enqueues the kernel on `stream` with one parameter, `params`, passed by value.
     ///
     /// # Safety
@@ -149,17 +174,45 @@ impl Kernel {
         op: &'static str,
     ) -> Result<(), Error> {
         let mut args = [params as *const P as *mut c_void];
-        // SAFETY: forwarded to the caller; `args` outlives the call (the driver copies it).
-        unsafe {
-            result::launch_kernel(
-                self.raw,
-                (grid, 1, 1),
-                (block, 1, 1),
-                0,
-                stream.cu_stream(),
-                &mut args,
-            )
+        if !self.dependent {
+            // SAFETY: forwarded to the caller; `args` outlives the call (the driver copies it).
+            return unsafe {
+                result::launch_kernel(
+                    self.raw,
+                    (grid, 1, 1),
+                    (block, 1, 1),
+                    0,
+                    stream.cu_stream(),
+                    &mut args,
+                )
+            }
+            .during(op);
         }
-        .during(op)
+        // SAFETY: an all-zero union is a valid value of each of its integer fields.
+        let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+        value.programmaticStreamSerializationAllowed = 1;
+        let mut attribute = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            value,
+        };
+        let config = sys::CUlaunchConfig {
+            gridDimX: grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: 0,
+            hStream: stream.cu_stream(),
+            attrs: &mut attribute,
+            numAttrs: 1,
+        };
+        // SAFETY: forwarded to the caller; `config`, `attribute` and `args` outlive the call;
+        // the kernel waits for its prerequisites (`launched_as_dependent`'s condition), and
+        // the driver has `cuLaunchKernelEx` (CUDA 12.3 or later: `Warpkit` checked).
+        unsafe { sys::cuLaunchKernelEx(&config, self.raw, args.as_mut_ptr(), ptr::null_mut()) }
+            .result()
+            .during(op)
     }
 }

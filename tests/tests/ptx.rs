@@ -112,6 +112,47 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
     assert_eq!(bounded_scans, expected, "{arch}: every scan from sm_90");
 }
 
+/// `warpkit-host` launches the library's kernels as programmatic dependents on sm_90 and newer
+/// (`Table::load`), so each may start while the kernel before it still runs: it must execute
+/// `griddepcontrol.wait` before any branch and any access to memory but its parameters. Below
+/// sm_90 (launched plainly) no kernel has the instruction.
+#[test]
+fn library_kernels_wait_for_the_kernels_before_them_first() {
+    let touches_memory_or_branches = |line: &str| {
+        let op = line.split_whitespace().next().unwrap_or("");
+        !op.starts_with("ld.param")
+            && [
+                "ld", "st", "atom", "red", "cp", "prefetch", "bra", "bar", "call", "@",
+            ]
+            .iter()
+            .any(|p| op.starts_with(p))
+    };
+    for &(arch, ptx) in LIBRARY_PTX {
+        let target = Target::parse(arch).unwrap();
+        let kernels: Vec<&str> = ptx
+            .lines()
+            .filter_map(|l| l.split(".entry ").nth(1))
+            .map(|rest| rest.split('(').next().unwrap())
+            .collect();
+        assert!(kernels.len() >= 60, "{arch}: {} kernels", kernels.len());
+        for name in kernels {
+            let body = kernel_body(ptx, name);
+            if target.compute < 90 {
+                assert!(!body.contains("griddepcontrol"), "{arch} {name}");
+                continue;
+            }
+            let wait = body
+                .find("griddepcontrol.wait")
+                .unwrap_or_else(|| panic!("{arch} {name}: no griddepcontrol.wait"));
+            let early = body[..wait]
+                .lines()
+                .map(str::trim)
+                .find(|l| touches_memory_or_branches(l));
+            assert_eq!(early, None, "{arch} {name}: before griddepcontrol.wait");
+        }
+    }
+}
+
 /// What a family's shims are on targets older than their instruction.
 #[derive(Clone, Copy, PartialEq)]
 enum Below {
@@ -224,6 +265,11 @@ fn async_copy_wrappers_emit_their_instruction_from_sm80() {
 #[test]
 fn l2_hint_wrappers_emit_their_instruction_from_sm87() {
     check_family_below(shims::L2_HINTS, Below::Absent);
+}
+
+#[test]
+fn grid_dependency_wrappers_emit_their_instruction_from_sm90() {
+    check_family_below(shims::GRIDDEPCONTROL, Below::Absent);
 }
 
 #[test]

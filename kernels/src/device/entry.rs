@@ -29,6 +29,7 @@ macro_rules! __reduce_kernel {
         const _: () = {
             #[$crate::kernel(name = $name, max_threads = $crate::device::tuning::REDUCE_THREADS)]
             unsafe fn kernel(p: $crate::abi::params::Reduce) {
+                $crate::device::kernel_prologue();
                 let shared =
                     $crate::__kernel_shared!($name, $crate::device::reduce::ReduceShared<$acc>);
                 // SAFETY: the host launches with the tuning's block size and the abi's buffers.
@@ -70,6 +71,7 @@ macro_rules! __scan_kernel {
                     .1,
             )]
             unsafe fn kernel(p: $crate::abi::params::Scan) {
+                $crate::device::kernel_prologue();
                 let shared = $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$item, $acc,
                     { $crate::device::tuning::scan_stripes(core::mem::size_of::<$item>()) },
                     { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) },
@@ -95,6 +97,7 @@ macro_rules! __rows_kernels {
         const _: () = {
             #[$crate::kernel(name = $reduce, max_threads = $crate::device::tuning::ROWS_THREADS)]
             unsafe fn reduce(p: $crate::abi::params::Rows) {
+                $crate::device::kernel_prologue();
                 // SAFETY: the host checks offsets and sizes.
                 unsafe {
                     $crate::device::rows::rows_reduce::<$item, $acc, _>(p, $op, $load, $store)
@@ -102,6 +105,7 @@ macro_rules! __rows_kernels {
             }
             #[$crate::kernel(name = $scan, max_threads = $crate::device::tuning::ROWS_THREADS)]
             unsafe fn scan(p: $crate::abi::params::Rows) {
+                $crate::device::kernel_prologue();
                 // SAFETY: the host checks offsets and sizes.
                 unsafe { $crate::device::rows::rows_scan::<$item, $acc, _>(p, $op, $load, $store) }
             }

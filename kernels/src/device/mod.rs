@@ -35,6 +35,23 @@ fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
     steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
 }
 
+/// How every device kernel of this crate starts. On sm_90+ it waits until the kernels before it
+/// on the stream have completed and their writes are visible
+/// ([`griddepcontrol_wait`](crate::instr::griddepcontrol::griddepcontrol_wait)), then lets the
+/// kernel after it be scheduled
+/// ([`griddepcontrol_launch_dependents`](crate::instr::griddepcontrol::griddepcontrol_launch_dependents)):
+/// `warpkit-host` launches the library's kernels as programmatic dependents there, so a
+/// launch's set-up overlaps the end of the kernel before it. Launched otherwise, and below
+/// sm_90, it does nothing. Nothing may touch global memory before it.
+#[inline(always)]
+pub fn kernel_prologue() {
+    #[cfg(target_feature = "sm_90")]
+    {
+        crate::instr::griddepcontrol::griddepcontrol_wait();
+        crate::instr::griddepcontrol::griddepcontrol_launch_dependents();
+    }
+}
+
 #[cfg(not(warpkit_target_below_sm70))]
 mod entry;
 #[cfg(not(warpkit_target_below_sm70))]

@@ -63,7 +63,8 @@ macro_rules! shims {
 mod families {
     use warpkit::LaneMask;
     use warpkit::instr::{
-        activemask::*, atomic::*, barrier::*, matching::*, memory::*, redux::*, shfl::*,
+        activemask::*, atomic::*, barrier::*, griddepcontrol::*, matching::*, memory::*, redux::*,
+        shfl::*,
     };
     use warpkit::instr::{sreg::*, vote::*};
     use warpkit::ops::Sum;
@@ -250,6 +251,14 @@ mod families {
             };
         }
     }
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    shims! {
+        /// Programmatic dependent launch (PTX 7.8: sm_90+ here; absent below).
+        pub GRIDDEPCONTROL {
+            warpkit_instr_griddepcontrol_wait => "griddepcontrol.wait" * 1, since sm_90: |a, _b, _c| { griddepcontrol_wait(); a };
+            warpkit_instr_griddepcontrol_launch_dependents => "griddepcontrol.launch_dependents" * 1, since sm_90: |a, _b, _c| { griddepcontrol_launch_dependents(); a };
+        }
+    }
     // SAFETY (the `unsafe` blocks below): `p + 2` is the thread's own 8-byte-aligned words of
     // global memory, touched by no other thread.
     shims! {
@@ -305,4 +314,5 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("atomic", ATOMIC),
     ("async copy", ASYNC_COPY),
     ("L2 hints", L2_HINTS),
+    ("grid dependency", GRIDDEPCONTROL),
 ];
