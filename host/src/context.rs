@@ -33,6 +33,8 @@ struct Inner {
     name: String,
     multiprocessors: u32,
     compute: (u32, u32),
+    /// The library's kernels are launched as programmatic dependents ([`dependent_launch`]).
+    dependent_launch: bool,
 }
 
 /// A pointer to a kernel argument, for [`Warpkit::launch`].
@@ -68,14 +70,10 @@ pub fn open_device(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
 
 /// Whether the library's kernels of `target` are launched as programmatic dependents: their
 /// PTX waits for the kernels before them (sm_90 and newer, and so a device that runs it), and
-/// the driver has `cuLaunchKernelEx` and captures such launches into graphs (CUDA 12.3).
+/// the driver captures such launches into graphs.
 fn dependent_launch(target: &str) -> Result<bool, Error> {
-    let mut driver = 0;
-    // SAFETY: writes one integer.
-    unsafe { sys::cuDriverGetVersion(&mut driver) }
-        .result()
-        .during("driver version")?;
-    Ok(driver >= 12030 && Target::parse(target).is_some_and(|t| t.compute >= 90))
+    Ok(Target::parse(target).is_some_and(|t| t.compute >= 90)
+        && crate::module::driver_has_dependent_launch()?)
 }
 
 impl Warpkit {
@@ -133,7 +131,8 @@ impl Warpkit {
             Some(cubin) => Module::load(ctx, Image::Cubin(cubin))?,
             None => Module::load(ctx, Image::Ptx(text))?,
         };
-        let table = Table::load(&module, target, dependent_launch(target)?)?;
+        let dependent_launch = dependent_launch(target)?;
+        let table = Table::load(&module, target, dependent_launch)?;
         let multiprocessors = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .during("device attribute")? as u32;
@@ -147,6 +146,7 @@ impl Warpkit {
                 name: ctx.name().during("device name")?,
                 multiprocessors,
                 compute,
+                dependent_launch,
             }),
         })
     }
@@ -191,14 +191,19 @@ impl Warpkit {
     pub fn describe(&self) -> String {
         let i = &self.inner;
         format!(
-            "{} (device {}, compute {}.{}, {} SMs), {} {}",
+            "{} (device {}, compute {}.{}, {} SMs), {} {}{}",
             i.name,
             i.ctx.ordinal(),
             i.compute.0,
             i.compute.1,
             i.multiprocessors,
             if i.cubin { "cubin" } else { "PTX" },
-            i.target
+            i.target,
+            if i.dependent_launch {
+                ", programmatic dependent launch"
+            } else {
+                ""
+            }
         )
     }
 

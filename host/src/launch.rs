@@ -15,6 +15,7 @@
 
 use crate::error::{During as _, Error};
 pub use crate::module::{Image, Module};
+use crate::module::{driver_has_dependent_launch, enqueue};
 use cudarc::driver::{CudaStream, LaunchConfig, result, sys};
 use std::marker::PhantomData;
 use warpkit::kernel::launch::{DevicePtr, DevicePtrMut, KernelArgs, KernelSignature};
@@ -72,6 +73,59 @@ pub unsafe fn launch<K: KernelSignature>(
     config: LaunchConfig,
     args: K::Args,
 ) -> Result<(), Error> {
+    // SAFETY: the caller's conditions; not a dependent launch.
+    unsafe { launch_with(kernel, stream, config, args, false) }
+}
+
+/// Like [`launch`], as a *programmatic dependent* of the kernel before it on `stream`
+/// (`cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`): the
+/// kernel's blocks may be scheduled while that kernel still runs, which hides most of the
+/// launch latency between short kernels. The kernel waits for it with
+/// [`warpkit::instr::griddepcontrol::griddepcontrol_wait`] (or
+/// [`warpkit::device::kernel_prologue`], which then also lets the next kernel start). Where the
+/// device or the kernel's PTX target is older than sm_90, or the driver older than CUDA 12.3,
+/// this is a plain [`launch`].
+///
+/// CUDA guide: [Programmatic Dependent Launch and Synchronization](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#programmatic-dependent-launch-and-synchronization).
+///
+/// # Safety
+/// As for [`launch`], and the kernel executes `griddepcontrol.wait` before its first access to
+/// global memory. A kernel compiled for a target below sm_90 has no such instruction
+/// (`kernel_prologue` is empty there): launch it with [`launch`].
+pub unsafe fn launch_dependent<K: KernelSignature>(
+    kernel: &Kernel<'_, K>,
+    stream: &CudaStream,
+    config: LaunchConfig,
+    args: K::Args,
+) -> Result<(), Error> {
+    let (major, _) = stream
+        .context()
+        .compute_capability()
+        .during("device attribute")?;
+    // SAFETY: a function of a loaded module; the query only reads its attributes.
+    let ptx_target = unsafe {
+        result::function::get_function_attribute(
+            kernel.func,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION,
+        )
+    }
+    .during("kernel attribute")?;
+    let dependent = major >= 9 && ptx_target >= 90 && driver_has_dependent_launch()?;
+    // SAFETY: the caller's conditions; the driver has dependent launches where `dependent`.
+    unsafe { launch_with(kernel, stream, config, args, dependent) }
+}
+
+/// [`launch`] or [`launch_dependent`].
+///
+/// # Safety
+/// As for [`launch_dependent`] where `dependent`, else as for [`launch`].
+unsafe fn launch_with<K: KernelSignature>(
+    kernel: &Kernel<'_, K>,
+    stream: &CudaStream,
+    config: LaunchConfig,
+    args: K::Args,
+    dependent: bool,
+) -> Result<(), Error> {
     check_block::<K>(config.block_dim)?;
     let mut params = [std::ptr::null_mut(); 32];
     let n = args.param_ptrs(&mut params);
@@ -79,13 +133,14 @@ pub unsafe fn launch<K: KernelSignature>(
     // SAFETY: `params[..n]` point into `args`, alive during the call, one per parameter of
     // the kernel with its host type (the descriptor's contract); the rest is the caller's.
     unsafe {
-        result::launch_kernel(
+        enqueue(
             kernel.func,
             config.grid_dim,
             config.block_dim,
             config.shared_mem_bytes,
-            stream.cu_stream(),
+            stream,
             &mut params[..n],
+            dependent,
         )
     }
     .during("launch kernel")

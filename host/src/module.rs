@@ -6,7 +6,7 @@
 //! parameter struct.
 
 use crate::error::{During as _, Error};
-use cudarc::driver::{CudaContext, CudaStream, result, sys};
+use cudarc::driver::{CudaContext, CudaStream, DriverError, result, sys};
 use std::ffi::{CString, c_void};
 use std::ptr;
 use std::sync::Arc;
@@ -174,45 +174,80 @@ impl Kernel {
         op: &'static str,
     ) -> Result<(), Error> {
         let mut args = [params as *const P as *mut c_void];
-        if !self.dependent {
-            // SAFETY: forwarded to the caller; `args` outlives the call (the driver copies it).
-            return unsafe {
-                result::launch_kernel(
-                    self.raw,
-                    (grid, 1, 1),
-                    (block, 1, 1),
-                    0,
-                    stream.cu_stream(),
-                    &mut args,
-                )
-            }
-            .during(op);
+        // SAFETY: forwarded to the caller; a dependent kernel waits for its prerequisites
+        // (`launched_as_dependent`'s condition), and `Warpkit` checked the driver.
+        unsafe {
+            enqueue(
+                self.raw,
+                (grid, 1, 1),
+                (block, 1, 1),
+                0,
+                stream,
+                &mut args,
+                self.dependent,
+            )
         }
-        // SAFETY: an all-zero union is a valid value of each of its integer fields.
-        let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
-        value.programmaticStreamSerializationAllowed = 1;
-        let mut attribute = sys::CUlaunchAttribute {
-            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-            pad: [0; 4],
-            value,
-        };
-        let config = sys::CUlaunchConfig {
-            gridDimX: grid,
-            gridDimY: 1,
-            gridDimZ: 1,
-            blockDimX: block,
-            blockDimY: 1,
-            blockDimZ: 1,
-            sharedMemBytes: 0,
-            hStream: stream.cu_stream(),
-            attrs: &mut attribute,
-            numAttrs: 1,
-        };
-        // SAFETY: forwarded to the caller; `config`, `attribute` and `args` outlive the call;
-        // the kernel waits for its prerequisites (`launched_as_dependent`'s condition), and
-        // the driver has `cuLaunchKernelEx` (CUDA 12.3 or later: `Warpkit` checked).
-        unsafe { sys::cuLaunchKernelEx(&config, self.raw, args.as_mut_ptr(), ptr::null_mut()) }
-            .result()
-            .during(op)
+        .during(op)
     }
+}
+
+/// Whether the driver launches programmatic dependents and captures them into graphs (CUDA
+/// 12.3 or later; `cuLaunchKernelEx` itself is 11.8).
+pub(crate) fn driver_has_dependent_launch() -> Result<bool, Error> {
+    let mut version = 0;
+    // SAFETY: writes one integer.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .during("driver version")?;
+    Ok(version >= 12030)
+}
+
+/// Enqueues `func` on `stream` with `args`: `cuLaunchKernel`, or with `dependent`
+/// `cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`, so that
+/// the kernel's blocks may start while the kernel before it on the stream ends.
+///
+/// CUDA guide: [Programmatic Dependent Launch and Synchronization](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#programmatic-dependent-launch-and-synchronization).
+///
+/// # Safety
+/// `args` point to the kernel's parameters, one each, of their types; everything the kernel
+/// touches is valid until it completes; the stream's context is bound. With `dependent`, the
+/// kernel executes `griddepcontrol.wait` before its first access to global memory, and
+/// [`driver_has_dependent_launch`].
+pub(crate) unsafe fn enqueue(
+    func: sys::CUfunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared_bytes: u32,
+    stream: &CudaStream,
+    args: &mut [*mut c_void],
+    dependent: bool,
+) -> Result<(), DriverError> {
+    if !dependent {
+        // SAFETY: the caller's conditions; the driver copies `args`.
+        return unsafe {
+            result::launch_kernel(func, grid, block, shared_bytes, stream.cu_stream(), args)
+        };
+    }
+    // SAFETY: an all-zero union is a valid value of each of its integer fields.
+    let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+    value.programmaticStreamSerializationAllowed = 1;
+    let mut attribute = sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+        pad: [0; 4],
+        value,
+    };
+    let config = sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: grid.2,
+        blockDimX: block.0,
+        blockDimY: block.1,
+        blockDimZ: block.2,
+        sharedMemBytes: shared_bytes,
+        hStream: stream.cu_stream(),
+        attrs: &mut attribute,
+        numAttrs: 1,
+    };
+    // SAFETY: the caller's conditions; `config`, `attribute` and `args` outlive the call.
+    unsafe { sys::cuLaunchKernelEx(&config, func, args.as_mut_ptr(), ptr::null_mut()) }.result()
 }

@@ -506,6 +506,58 @@ fn rows_case<T: TestElement, O: DeviceOp>(
     }
 }
 
+/// On sm_90 with a CUDA 12.3 driver the library's kernels are programmatic dependents: each may
+/// start while the kernel before it on the stream ends, and waits in its prologue. Each must
+/// still see what the kernels before it wrote, and none may write what one before it still
+/// reads. A chain with no synchronization between launches: a scan, a scan of its output, a
+/// reduce and a segmented reduce of that, then a scan that overwrites the first output (which
+/// the second scan read); at sizes from one item to several waves of tiles, every output
+/// checked against the model.
+#[test]
+fn chained_launches_see_what_the_launch_before_wrote() {
+    let Some(wk) = device(None) else { return };
+    let s = stream();
+    let mut q = Queue::new(&wk, &s).unwrap();
+    let mut rng = seed();
+    for n in [1, 33, 4099, (1 << 16) + 3, (1 << 20) + 5, (1 << 23) + 1] {
+        let data: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+        let offsets = [0, n as u64 / 3, n as u64 / 3, n as u64];
+        let input = upload(&data);
+        let (mut first, mut second) = (poisoned::<u32>(n), poisoned::<u32>(n));
+        let (mut total, mut segments) = (poisoned::<u32>(1), poisoned::<u32>(3));
+        for _ in 0..3 {
+            q.scan(&input, &mut first, Sum, ScanKind::Inclusive)
+                .unwrap();
+            q.scan(&first, &mut second, Max, ScanKind::Exclusive)
+                .unwrap();
+            q.reduce_into(&second, &mut total, Sum).unwrap();
+            q.segments_reduce(&second, &offsets, &mut segments, Min)
+                .unwrap();
+            q.scan(&second, &mut first, Sum, ScanKind::Exclusive)
+                .unwrap();
+        }
+        q.synchronize().unwrap();
+        let sums = reference::scan::<u32, Sum>(&data, false);
+        let maxima = reference::scan::<u32, Max>(&sums, true);
+        assert_eq!(download(&second), maxima, "n {n}: scan of a scan");
+        assert_eq!(
+            download(&total)[0],
+            reference::reduce::<u32, Sum>(&maxima),
+            "n {n}: reduce of it"
+        );
+        let want: Vec<u32> = offsets
+            .windows(2)
+            .map(|w| reference::reduce::<u32, Min>(&maxima[w[0] as usize..w[1] as usize]))
+            .collect();
+        assert_eq!(download(&segments), want, "n {n}: segments of it");
+        assert_eq!(
+            download(&first),
+            reference::scan::<u32, Sum>(&maxima, true),
+            "n {n}: the scan written over the first"
+        );
+    }
+}
+
 #[test]
 fn bad_input_is_refused_before_launch() {
     let Some(wk) = device(None) else { return };

@@ -17,7 +17,9 @@ use std::process::{Command, ExitCode};
 use std::sync::Arc;
 use std::time::Instant;
 use warpkit_builder::Target;
-use warpkit_host::launch::{Image, Kernel, Module, device_ptr, device_ptr_mut, launch};
+use warpkit_host::launch::{
+    Image, Kernel, Module, device_ptr, device_ptr_mut, launch, launch_dependent,
+};
 
 include!(concat!(env!("OUT_DIR"), "/user_kernels_ptx.rs"));
 
@@ -166,11 +168,60 @@ fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
     check_histogram(&module, &stream)?;
     check_math(&module, &stream)?;
     check_half(&module, &stream)?;
+    check_dependent_chain(&module, &stream)?;
     check_library(ctx, &stream)?;
     check_child("print", check_print_output)?;
     check_child("assert", check_assert_output)?;
     check_child("multi", check_multi_output)?;
     println!("all checks passed");
+    Ok(())
+}
+
+/// 64 launches of `chain_step` as programmatic dependents, each reading what the one before
+/// wrote, with no synchronization between them (small grids, where a launch's start overlaps
+/// the previous kernel most).
+fn check_dependent_chain(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error> {
+    let n = 4099;
+    let mut rng = rand::rng();
+    let start: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let mut a = stream.clone_htod(&start)?;
+    let mut b = stream.clone_htod(&vec![u32::MAX; n])?;
+    let k = Kernel::<user_kernels::chain_step>::find(module)?;
+    let grid = (n as u32).div_ceil(256);
+    for step in 0..64 {
+        let (x, out) = if step % 2 == 0 {
+            (&a, &mut b)
+        } else {
+            (&b, &mut a)
+        };
+        // SAFETY: both buffers hold `n` values; the kernel waits in its prologue.
+        unsafe {
+            launch_dependent(
+                &k,
+                stream,
+                cfg(grid, 256, 0),
+                (device_ptr(x, stream), device_ptr_mut(out, stream), n as u32),
+            )?;
+        }
+    }
+    let got = stream.clone_dtoh(&a)?;
+    let want: Vec<u32> = start
+        .iter()
+        .map(|&v| (0..64).fold(v, |v, _| v.wrapping_mul(3).wrapping_add(1)))
+        .collect();
+    if got != want {
+        return Err("dependent launch chain: results differ from the CPU's".into());
+    }
+    // SAFETY: a function of a loaded module; the query only reads its attributes.
+    let ptx_target = unsafe {
+        cudarc::driver::result::function::get_function_attribute(
+            k.cu_function(),
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION,
+        )
+    }?;
+    println!(
+        "ok: 64 dependent launches of chain_step (PTX target {ptx_target}), each saw the one before"
+    );
     Ok(())
 }
 

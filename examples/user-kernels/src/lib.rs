@@ -181,6 +181,22 @@ pub unsafe fn checked_divide(num: *const u32, den: *const u32, out: *mut u32, n:
     }
 }
 
+/// `out[i] = 3 * x[i] + 1` (wrapping), for a chain of short kernels launched with
+/// `warpkit_host::launch::launch_dependent`: the prologue waits for the kernel before it on
+/// the stream (whose output is `x`) and lets the next one be scheduled.
+///
+/// # Safety
+/// Arrays of `n` elements.
+#[kernel]
+pub unsafe fn chain_step(x: *const u32, out: *mut u32, n: u32) {
+    warpkit::device::kernel_prologue();
+    let i = kernel::global_index();
+    if i < n as usize {
+        // SAFETY: i < n.
+        unsafe { *out.add(i) = (*x.add(i)).wrapping_mul(3).wrapping_add(1) };
+    }
+}
+
 /// The functions `math_f32`/`math_f64` evaluate, in output order (unary, then binary, then
 /// `fma`), with their names in `warpkit::math`.
 pub const MATH_FUNCTIONS: &[&str] = &[
