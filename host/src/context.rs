@@ -25,7 +25,8 @@ pub struct Warpkit {
 struct Inner {
     // Field order: the table's kernels are handles into the module, dropped before it.
     table: Table,
-    module: Module,
+    /// Held only to keep the table's kernels loaded.
+    _module: Module,
     ctx: Arc<CudaContext>,
     target: &'static str,
     /// Loaded from the target's cubin (no JIT) rather than its PTX.
@@ -35,11 +36,6 @@ struct Inner {
     compute: (u32, u32),
     /// The library's kernels are launched as programmatic dependents ([`dependent_launch`]).
     dependent_launch: bool,
-}
-
-/// A pointer to a kernel argument, for [`Warpkit::launch`].
-pub fn arg<T>(value: &T) -> *mut std::ffi::c_void {
-    value as *const T as *mut std::ffi::c_void
 }
 
 /// Loads the driver and opens device `ordinal`'s primary context, telling "no driver
@@ -139,7 +135,7 @@ impl Warpkit {
         Ok(Warpkit {
             inner: Arc::new(Inner {
                 table,
-                module,
+                _module: module,
                 ctx: ctx.clone(),
                 target,
                 cubin: cubin.is_some(),
@@ -205,38 +201,6 @@ impl Warpkit {
                 ""
             }
         )
-    }
-
-    /// Launches kernel `name` of the loaded module on `stream`: for the test and
-    /// bandwidth-probe kernels (the library's kernels go through [`crate::Queue`]). Each
-    /// argument is a pointer to the argument's value ([`arg`]).
-    ///
-    /// # Safety
-    /// The arguments must match the kernel's parameters in number, order and type, and every
-    /// buffer it touches must be valid for what the kernel does with it until it completes.
-    pub unsafe fn launch(
-        &self,
-        stream: &CudaStream,
-        name: &str,
-        grid: u32,
-        block: u32,
-        args: &[*mut std::ffi::c_void],
-    ) -> Result<(), Error> {
-        self.inner.ctx.bind_to_thread().during("bind context")?;
-        let f = self.inner.module.function(name)?;
-        let mut args = args.to_vec();
-        // SAFETY: forwarded to the caller.
-        unsafe {
-            result::launch_kernel(
-                f,
-                (grid, 1, 1),
-                (block, 1, 1),
-                0,
-                stream.cu_stream(),
-                &mut args,
-            )
-        }
-        .during("launch")
     }
 
     pub(crate) fn table(&self) -> &Table {

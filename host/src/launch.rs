@@ -24,6 +24,9 @@ use warpkit::kernel::launch::{DevicePtr, DevicePtrMut, KernelArgs, KernelSignatu
 #[derive(Debug)]
 pub struct Kernel<'m, K> {
     func: sys::CUfunction,
+    /// Whether [`launch_dependent`] launches it as a programmatic dependent: the device and
+    /// the kernel's PTX target are sm_90 or newer, and the driver CUDA 12.3 or newer.
+    dependent_launch: bool,
     _module: PhantomData<&'m Module>,
     _k: PhantomData<fn(K)>,
 }
@@ -31,6 +34,7 @@ pub struct Kernel<'m, K> {
 impl<'m, K: KernelSignature> Kernel<'m, K> {
     /// Finds `K::NAME` in `module` (`cuModuleGetFunction`); an error names the kernel when
     /// the module lacks it (built from another kernel crate, or an older build of this one).
+    /// Also settles, once, whether [`launch_dependent`] can launch it as a dependent.
     pub fn find(module: &'m Module) -> Result<Kernel<'m, K>, Error> {
         module.context().bind_to_thread().during("bind context")?;
         let func = module.function(K::NAME).map_err(|e| match e {
@@ -44,8 +48,21 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
             }
             e => e,
         })?;
+        let (major, _) = module
+            .context()
+            .compute_capability()
+            .during("device attribute")?;
+        // SAFETY: a function of a loaded module; the query only reads its attributes.
+        let ptx_target = unsafe {
+            result::function::get_function_attribute(
+                func,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION,
+            )
+        }
+        .during("kernel attribute")?;
         Ok(Kernel {
             func,
+            dependent_launch: major >= 9 && ptx_target >= 90 && driver_has_dependent_launch()?,
             _module: PhantomData,
             _k: PhantomData,
         })
@@ -98,21 +115,8 @@ pub unsafe fn launch_dependent<K: KernelSignature>(
     config: LaunchConfig,
     args: K::Args,
 ) -> Result<(), Error> {
-    let (major, _) = stream
-        .context()
-        .compute_capability()
-        .during("device attribute")?;
-    // SAFETY: a function of a loaded module; the query only reads its attributes.
-    let ptx_target = unsafe {
-        result::function::get_function_attribute(
-            kernel.func,
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION,
-        )
-    }
-    .during("kernel attribute")?;
-    let dependent = major >= 9 && ptx_target >= 90 && driver_has_dependent_launch()?;
-    // SAFETY: the caller's conditions; the driver has dependent launches where `dependent`.
-    unsafe { launch_with(kernel, stream, config, args, dependent) }
+    // SAFETY: the caller's conditions; `find` checked device, target and driver.
+    unsafe { launch_with(kernel, stream, config, args, kernel.dependent_launch) }
 }
 
 /// [`launch`] or [`launch_dependent`].

@@ -84,7 +84,7 @@ mod queue;
 pub mod raw;
 pub mod reference;
 
-pub use context::{Warpkit, arg, open_device};
+pub use context::{Warpkit, open_device};
 pub use custom::{Custom, CustomKernels, declared_layout};
 pub use element::{ArgElement, ArgOp, DeviceOp, Element, Limits, identity};
 pub use error::Error;

@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
-use warpkit_host::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
-use warpkit_host::{Error, Warpkit, arg, open_device};
+use warpkit_host::cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
+use warpkit_host::{Error, Warpkit, open_device};
 
 /// Whether a missing GPU is a failure (the GPU machine sets `WARPKIT_REQUIRE_GPU=1`).
 pub fn gpu_required() -> bool {
@@ -59,26 +59,6 @@ pub fn poisoned<T: DeviceRepr + bytemuck::Pod>(len: usize) -> CudaSlice<T> {
 
 pub fn download<T: DeviceRepr>(b: &CudaSlice<T>) -> Vec<T> {
     b.stream().clone_dtoh(b).unwrap()
-}
-
-/// Launches a test kernel with 256-thread blocks over `threads` threads and waits.
-pub fn run(wk: &Warpkit, name: &str, threads: usize, args: &[*mut std::ffi::c_void]) {
-    let s = stream();
-    let block = threads.min(256) as u32;
-    let grid = threads.div_ceil(block as usize) as u32;
-    unsafe { wk.launch(&s, name, grid, block, args) }.unwrap();
-    s.synchronize().unwrap_or_else(|e| panic!("{name}: {e}"));
-}
-
-/// A buffer's device address (for the test kernels' pointer parameters).
-pub fn ptr<T>(b: &CudaSlice<T>) -> u64 {
-    let s = stream();
-    let (p, _record) = b.device_ptr(&s);
-    p
-}
-
-pub fn a<T>(v: &T) -> *mut std::ffi::c_void {
-    arg(v)
 }
 
 /// The targets whose PTX runs on this device: the newest, and older ones that hold the
