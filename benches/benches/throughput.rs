@@ -47,7 +47,7 @@ use warpkit_benches::pairs::{self, Comparison, Config, Enqueue as _, Sampler};
 use warpkit_benches::report::{self, Row};
 use warpkit_benches::timing;
 use warpkit_host::half::f16;
-use warpkit_host::{Element, Queue, ScanKind, Warpkit, arg};
+use warpkit_host::{Element, Queue, ScanKind, Warpkit};
 
 /// Inputs rotate over at least this many bytes so that repeated runs do not hit in L2.
 const ROTATE_BYTES: usize = 256 << 20;
@@ -595,6 +595,7 @@ impl Bench<'_> {
             best
         };
         let bytes = (vectors * 16) as f64;
+        let arg = |v: &u64| v as *const u64 as *mut std::ffi::c_void;
         self.copy_bw = bandwidth(
             "warpkit_bandwidth_copy",
             &[arg(&s), arg(&d), arg(&v)],
