@@ -52,39 +52,68 @@ fn every_module_assembles_without_stack_or_spills() {
 }
 
 /// The library's launch bounds reach the PTX: the reduce and row kernels carry the block
-/// size the host launches them with (`.maxntid`), and each scan carries its
-/// `scan_launch_bounds`, which ptxas honours: its registers let that many blocks of
-/// `SCAN_THREADS` share a multiprocessor's 64K registers (allocated per warp, in 8s).
+/// size the host launches them with (`.maxntid`), each scan its `scan_launch_bounds` and each
+/// reduce its `reduce_min_blocks_per_sm`, which ptxas honours: the kernel's registers let that
+/// many blocks share a multiprocessor's 64K registers (allocated per warp, in 8s).
 fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
-    use warpkit::device::tuning::{SCAN_THREADS, scan_launch_bounds};
-    let mut bounded_scans = 0;
+    use warpkit::device::tuning::{
+        REDUCE_THREADS, SCAN_THREADS, reduce_min_blocks_per_sm, scan_launch_bounds,
+    };
+    let sm90 = Target::parse(arch).expect("an embedded target").compute >= 90;
+    // (item, accumulator) bytes of a library kernel's type; arg-min/max carry an index.
+    let sizes = |ty: &str, indexed: bool| {
+        let item = match ty {
+            "u64" | "i64" | "f64" => 8,
+            "f16" | "bf16" => 2,
+            _ => 4,
+        };
+        let accumulator = match ty {
+            "f16" | "bf16" => 4, // accumulated as f32
+            _ if indexed => 2 * item,
+            _ => item,
+        };
+        (item, accumulator)
+    };
+    let (mut scans, mut bounded_scans, mut bounded_reduces) = (0, 0, 0);
     for f in functions.iter().filter(|f| f.entry) {
         let body = kernel_body(ptx, &f.name);
         let header = &body[..body.find('{').unwrap()];
-        let Some(ty) = f
-            .name
-            .strip_prefix("warpkit_scan_")
-            .and_then(|r| r.split('_').nth(1))
-        else {
-            assert!(
+        let (max, min) = if let Some(rest) = f.name.strip_prefix("warpkit_scan_") {
+            scans += 1;
+            let (item, accumulator) = sizes(rest.split('_').nth(1).unwrap(), false);
+            scan_launch_bounds(item, accumulator, sm90)
+        } else if let Some(rest) = f.name.strip_prefix("warpkit_reduce_") {
+            let (op, ty) = rest.split_once('_').unwrap();
+            let (item, accumulator) = sizes(ty, op.starts_with("arg"));
+            (
+                REDUCE_THREADS,
+                reduce_min_blocks_per_sm(item, accumulator, sm90),
+            )
+        } else {
+            (0, 0)
+        };
+        if max == 0 || min == 0 {
+            let bounded = max != 0 || !f.name.starts_with("warpkit_scan_");
+            assert_eq!(
                 header.contains(".maxntid "),
-                "{arch} {}: no .maxntid",
+                bounded,
+                "{arch} {}: {header}",
+                f.name
+            );
+            if max != 0 {
+                assert!(
+                    header.contains(&format!(".maxntid {max}, 1, 1")),
+                    "{arch} {}: {header}",
+                    f.name
+                );
+            }
+            assert!(
+                !header.contains(".minnctapersm"),
+                "{arch} {}: {header}",
                 f.name
             );
             continue;
-        };
-        let (item, accumulator) = match ty {
-            "u64" | "i64" | "f64" => (8, 8),
-            "f16" | "bf16" => (2, 4), // accumulated as f32
-            _ => (4, 4),
-        };
-        let target = Target::parse(arch).expect("an embedded target");
-        let (max, min) = scan_launch_bounds(item, accumulator, target.compute >= 90);
-        if max == 0 {
-            assert!(!header.contains(".maxntid"), "{arch} {}: {header}", f.name);
-            continue;
         }
-        assert_eq!(max, SCAN_THREADS);
         assert!(
             header.contains(&format!(".maxntid {max}, 1, 1\n.minnctapersm {min}")),
             "{arch} {}: {header}",
@@ -97,19 +126,25 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
             "{arch} {}: {registers} registers leave room for {blocks} blocks",
             f.name
         );
-        bounded_scans += 1;
+        if f.name.starts_with("warpkit_scan_") {
+            assert_eq!(max, SCAN_THREADS);
+            bounded_scans += 1;
+        } else {
+            bounded_reduces += 1;
+        }
     }
-    let scans = functions
-        .iter()
-        .filter(|f| f.entry && f.name.starts_with("warpkit_scan_"))
-        .count();
-    let expected = if Target::parse(arch).unwrap().compute >= 90 {
-        scans
-    } else {
-        0
-    };
     assert!(scans >= 24, "{arch}: {scans} scans");
-    assert_eq!(bounded_scans, expected, "{arch}: every scan from sm_90");
+    assert_eq!(
+        bounded_scans,
+        if sm90 { scans } else { 0 },
+        "{arch}: every scan from sm_90"
+    );
+    // The u64, i64 and f64 sums, minima and maxima.
+    assert_eq!(
+        bounded_reduces,
+        if sm90 { 9 } else { 0 },
+        "{arch}: 8-byte reduces from sm_90"
+    );
 }
 
 /// `warpkit-host` launches the library's kernels as programmatic dependents on sm_90 and newer

@@ -21,13 +21,33 @@ macro_rules! __kernel_shared {
 }
 
 /// One device-reduce kernel: items `$item` combined as `$acc` by `$op` (`$load` gets each item
-/// and its index), the result written as `$finish(total)`.
+/// and its index), the result written as `$finish(total)`; `$min_blocks` is its
+/// `.minnctapersm` (the library's tuning when left out).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __reduce_kernel {
     ($name:expr, $item:ty, $acc:ty, $op:expr, $load:expr, $finish:expr) => {
+        $crate::__reduce_kernel!(
+            $name,
+            $item,
+            $acc,
+            $op,
+            $load,
+            $finish,
+            $crate::device::tuning::reduce_min_blocks_per_sm(
+                core::mem::size_of::<$item>(),
+                core::mem::size_of::<$acc>(),
+                $crate::device::tuning::SM90,
+            )
+        );
+    };
+    ($name:expr, $item:ty, $acc:ty, $op:expr, $load:expr, $finish:expr, $min_blocks:expr) => {
         const _: () = {
-            #[$crate::kernel(name = $name, max_threads = $crate::device::tuning::REDUCE_THREADS)]
+            #[$crate::kernel(
+                                        name = $name,
+                                        max_threads = $crate::device::tuning::REDUCE_THREADS,
+                                        min_blocks_per_sm = $min_blocks,
+                                    )]
             unsafe fn kernel(p: $crate::abi::params::Reduce) {
                 $crate::device::kernel_prologue();
                 let shared =
@@ -149,7 +169,9 @@ macro_rules! custom_kernels {
                 size = const core::mem::size_of::<$ty>(),
                 align = const core::mem::align_of::<$ty>(),
             );
-            $crate::__reduce_kernel!(concat!(stringify!($prefix), "_reduce"), $ty, $ty, $op, |_, x| x, |x| x);
+            // No `.minnctapersm`: the library's bound is measured on its own operators, and a
+            // user's may need more registers than it leaves.
+            $crate::__reduce_kernel!(concat!(stringify!($prefix), "_reduce"), $ty, $ty, $op, |_, x| x, |x| x, 0);
             $crate::__scan_kernel!(concat!(stringify!($prefix), "_scan"), $ty, $ty, $op, |x| x, |x| x);
             $crate::__rows_kernels!(concat!(stringify!($prefix), "_rows_reduce"), concat!(stringify!($prefix), "_rows_scan"),
                 $ty, $ty, $op, |x| x, |x| x);

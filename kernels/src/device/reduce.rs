@@ -186,10 +186,19 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         let tile_vectors = threads * REDUCE_UNROLL;
         let tiles = body / tile_vectors;
         // Independent chains of combines (one per vector in flight), so operators of several
-        // instructions (arg-min/max, float min/max) do not serialise on one; one chain for
-        // 16-byte accumulators (8-byte arg-min/max), which need the registers: with two,
-        // `ptxas` gave the u64 arg-min 32 registers and a spill.
-        let chains_used = const { if size_of::<A>() > 8 { 1 } else { REDUCE_UNROLL } };
+        // instructions (4-byte arg-min/max, float min/max) do not serialise on one. One chain
+        // for 8-byte items and 16-byte accumulators, which need the registers: with two,
+        // `ptxas` gave the `u64` arg-min 32 registers and a spill, and with four the `u64`
+        // min 40, so 6 blocks per SM (one gives 33, which the launch bound caps at 32:
+        // [`reduce_min_blocks_per_sm`](super::tuning::reduce_min_blocks_per_sm)). For the
+        // `f32` arg-min one chain cost 6% at 2^24 items (H200), so 4-byte items keep four.
+        let chains_used = const {
+            if size_of::<A>() > 8 || size_of::<T>() == 8 {
+                1
+            } else {
+                REDUCE_UNROLL
+            }
+        };
         let mut chains = [op.identity(); REDUCE_UNROLL];
         let mut first = tiles * block / grid * tile_vectors + tid;
         let end = tiles * (block + 1) / grid * tile_vectors;
