@@ -179,8 +179,16 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         // held through the loop and 32 without (so 8 blocks per SM); 4-byte items go the
         // other way (32 against 34).
         let head_late = size_of::<T>() == 8;
-        if !head_late && global < head {
-            acc = op.combine(acc, load(global, *input.add(global)));
+        // Combines item `at + global` if it is one of the `count` items from `at`.
+        let one_item = |acc: A, at: usize, count: usize| {
+            if global < count {
+                op.combine(acc, load(at + global, *input.add(at + global)))
+            } else {
+                acc
+            }
+        };
+        if !head_late {
+            acc = one_item(acc, 0, head);
         }
         let vectors = input.add(head) as *const Vector<T, VEC>;
         let tile_vectors = threads * REDUCE_UNROLL;
@@ -222,8 +230,8 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                 acc = op.combine(acc, chains[c]);
             }
         });
-        if head_late && global < head {
-            acc = op.combine(acc, load(global, *input.add(global)));
+        if head_late {
+            acc = one_item(acc, 0, head);
         }
         let mut i = tiles * tile_vectors + global;
         while i < body {
@@ -233,11 +241,8 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
             i += stride;
         }
-        if global < len - tail {
-            acc = op.combine(acc, load(tail + global, *input.add(tail + global)));
-        }
+        one_item(acc, tail, len - tail)
     }
-    acc
 }
 
 /// The warp's share of tile `[start, start + tile_items)` in index order, in every lane of the
