@@ -78,8 +78,9 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
     for f in functions.iter().filter(|f| f.entry) {
         let body = kernel_body(ptx, &f.name);
         let header = &body[..body.find('{').unwrap()];
-        let scan = f.name.starts_with("warpkit_scan_");
-        let (max, min) = if let Some(rest) = f.name.strip_prefix("warpkit_scan_") {
+        let scan_rest = f.name.strip_prefix("warpkit_scan_");
+        let scan = scan_rest.is_some();
+        let (max, min) = if let Some(rest) = scan_rest {
             scans += 1;
             let (item, accumulator) = sizes(rest.split('_').nth(1).unwrap(), false);
             scan_launch_bounds(item, accumulator, sm90)
