@@ -88,6 +88,8 @@ impl<T: DeviceRepr + ValidAsZeroBits> Buffer<T> {
 
 struct ReduceStorage {
     partials: Buffer<u8>,
+    /// Zero between launches (`params::Reduce::slots`).
+    slots: Buffer<u64>,
     result: Buffer<u8>,
     /// A `u32`, zero between launches (each launch's last block resets it).
     counter: Buffer<u32>,
@@ -226,15 +228,22 @@ impl Queue {
 
     fn reduce_storage(&mut self, value_bytes: usize) -> Result<&ReduceStorage, Error> {
         let partial_bytes = layout::REDUCE_MAX_TILES as usize * value_bytes;
-        let fits = self
-            .reduce
-            .as_ref()
-            .is_some_and(|s| s.partials.len >= partial_bytes && s.result.len >= value_bytes);
+        let slot_words = layout::reduce_slot_words(value_bytes);
+        let fits = self.reduce.as_ref().is_some_and(|s| {
+            s.partials.len >= partial_bytes
+                && s.slots.len >= slot_words
+                && s.result.len >= value_bytes
+        });
         if !fits {
-            let counter = match self.reduce.take() {
-                // The counter is zero between launches, in stream order: keep it.
-                Some(old) => old.counter,
-                None => Buffer::new(&self.stream, 1, true)?,
+            let (counter, slots) = match self.reduce.take() {
+                // The counter and the slots are zero between launches, in stream order: keep
+                // them where they are large enough.
+                Some(old) if old.slots.len >= slot_words => (old.counter, old.slots),
+                Some(old) => (old.counter, Buffer::new(&self.stream, slot_words, true)?),
+                None => (
+                    Buffer::new(&self.stream, 1, true)?,
+                    Buffer::new(&self.stream, slot_words, true)?,
+                ),
             };
             let bytes = value_bytes.max(16);
             self.reduce = Some(ReduceStorage {
@@ -243,6 +252,7 @@ impl Queue {
                     layout::REDUCE_MAX_TILES as usize * bytes,
                     false,
                 )?,
+                slots,
                 result: Buffer::new(&self.stream, bytes, false)?,
                 counter,
             });
@@ -276,11 +286,12 @@ impl Queue {
             input,
             len: len as u64,
             partials: storage.partials.ptr,
+            slots: storage.slots.ptr,
             counter: storage.counter.ptr,
             output: output.unwrap_or(storage.result.ptr),
         };
         // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
-        // values; the counter is zero; the callers checked input and output.
+        // values; the slots and the counter are zero; the callers checked input and output.
         unsafe { kernel.launch(&self.stream, grid, REDUCE_THREADS, &params, "reduce launch") }
     }
 

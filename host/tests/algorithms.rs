@@ -506,6 +506,41 @@ fn rows_case<T: TestElement, O: DeviceOp>(
     }
 }
 
+/// One queue's reduce storage serves every accumulator size and both ends of the device
+/// reduce: the flagged partials (which every launch must leave zero, whatever the type) and
+/// the fenced ones. One queue interleaves reduces with 4-, 8- and 16-byte accumulators (u32
+/// and f64 sums, f64 max, u64 arg-min, f32 arg-max) at sizes on both sides of the flagged
+/// end's limit (`layout::reduce_flagged_batch` partials per thread of the last block), twice
+/// round, on fresh data, each checked against the model.
+#[test]
+fn one_queue_interleaves_accumulator_sizes_and_both_reduce_ends() {
+    let Some(wk) = device(None) else { return };
+    let s = stream();
+    let mut q = Queue::new(&wk, &s).unwrap();
+    let mut rng = seed();
+    for _ in 0..2 {
+        for n in [
+            1,
+            4099,
+            300_007,
+            (1 << 20) + 3,
+            (1 << 21) + 9,
+            (1 << 23) + 1,
+        ] {
+            let ints: Vec<u32> = (0..n).map(|_| u32::random(&mut rng)).collect();
+            check_reduce::<u32, Sum>(&mut q, &ints, &upload(&ints));
+            let finite: Vec<f64> = (0..n).map(|_| f64::finite(&mut rng)).collect();
+            check_reduce::<f64, Sum>(&mut q, &finite, &upload(&finite));
+            let any: Vec<f64> = (0..n).map(|_| f64::random(&mut rng)).collect();
+            check_reduce::<f64, Max>(&mut q, &any, &upload(&any));
+            let wide: Vec<u64> = (0..n).map(|_| u64::random(&mut rng)).collect();
+            check_arg::<u64, ArgMin>(&mut q, &wide, &upload(&wide));
+            let floats: Vec<f32> = (0..n).map(|_| f32::random(&mut rng)).collect();
+            check_arg::<f32, ArgMax>(&mut q, &floats, &upload(&floats));
+        }
+    }
+}
+
 /// On sm_90 with a CUDA 12.3 driver the library's kernels are programmatic dependents: each may
 /// start while the kernel before it on the stream ends, and waits in its prologue. Each must
 /// still see what the kernels before it wrote, and none may write what one before it still

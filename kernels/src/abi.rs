@@ -17,8 +17,12 @@ pub mod params {
     pub struct Reduce {
         pub input: u64,
         pub len: u64,
-        /// Room for [`super::layout::REDUCE_MAX_TILES`] partial results.
+        /// Room for [`super::layout::REDUCE_MAX_TILES`] partial results (the fenced end).
         pub partials: u64,
+        /// [`super::layout::reduce_slot_words`]`(accumulator bytes)` 64-bit words, 16-byte
+        /// aligned, zero before the first launch; each launch leaves them zero (the flagged
+        /// partials, which nothing else may write).
+        pub slots: u64,
         /// A `u32`, zero before the first launch; the last block resets it.
         pub counter: u64,
         pub output: u64,
@@ -131,6 +135,29 @@ pub mod layout {
     /// 16-byte load per thread per tile) left the float sum at 0.92× CUB on an H200.
     pub const REDUCE_MAX_TILES: u64 = 2048;
 
+    /// 64-bit words of flagged partials that each thread of the device reduce's last block
+    /// reads at once.
+    pub const REDUCE_FLAGGED_WORDS: usize = 2;
+
+    /// Flagged partials of `accumulator_bytes` that each thread of the device reduce's last
+    /// block reads at once: a launch whose threads would have more takes the fenced end.
+    pub const fn reduce_flagged_batch(accumulator_bytes: usize) -> usize {
+        let words = status_words_per_slot(accumulator_bytes);
+        if words >= REDUCE_FLAGGED_WORDS {
+            1
+        } else {
+            REDUCE_FLAGGED_WORDS / words
+        }
+    }
+
+    /// 64-bit words of the device reduce's flagged partials ([`params::Reduce::slots`]): one
+    /// slot for each partial a launch that takes the flagged end can have.
+    pub const fn reduce_slot_words(accumulator_bytes: usize) -> usize {
+        tuning::REDUCE_THREADS as usize
+            * reduce_flagged_batch(accumulator_bytes)
+            * status_words_per_slot(accumulator_bytes)
+    }
+
     /// Items per tile of the device reduce over `len` items of `item_bytes` each:
     /// [`REDUCE_UNROLL`](tuning::REDUCE_UNROLL) vectors per thread of the block at least,
     /// doubled until there are at most [`REDUCE_MAX_TILES`] tiles. A function of the length
@@ -228,7 +255,7 @@ mod tests {
 
     #[test]
     fn layouts_are_what_both_sides_assume() {
-        assert_eq!(core::mem::size_of::<params::Reduce>(), 40);
+        assert_eq!(core::mem::size_of::<params::Reduce>(), 48);
         assert_eq!(core::mem::size_of::<params::Scan>(), 72);
         assert_eq!(core::mem::size_of::<params::Rows>(), 48);
         assert_eq!(core::mem::size_of::<layout::ScanControl>(), 16);

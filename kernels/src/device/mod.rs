@@ -5,7 +5,7 @@
 //! |---|---|
 //! | [`tuning`] | threads, items per thread, vector widths: the numbers, apart from the code |
 //! | `sync` | memory-order instructions and the warp's polling with back-off |
-//! | `tile_status` | the scan's published tile and group values, tagged with the run's epoch |
+//! | `tile_status` | what blocks publish for each other (the scan's tile and group values, the reduce's partials), each word flagged with its run |
 //! | [`scan`] | the single-pass scan and its look-back over fixed groups of tiles |
 //! | [`reduce`] | the single-pass reduce, with a fixed tree for order-dependent operators |
 //! | [`rows`] | one warp per row: batched reduce and scan |

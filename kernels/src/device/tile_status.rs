@@ -8,6 +8,9 @@
 //! model treats as two accesses, each whole), and each slot is written at most once per run,
 //! so a reader that finds this run's flag in every word of a slot has the value: no fences, no
 //! acquire loads (which would invalidate L1 on every poll), and no clearing between runs.
+//!
+//! [`SlotArray`] is the same format over plain consecutive slots with a fixed flag: the device
+//! reduce's flagged partials, which its last block zeroes after reading them.
 
 use crate::abi::layout::{SCAN_GROUP, status_words_per_slot};
 use crate::instr::memory::{
@@ -110,27 +113,8 @@ impl TileStatus {
     /// The slot is inside the status array and nothing else writes it in this run.
     #[inline(always)]
     pub unsafe fn publish<A: Pod>(self, slot: Slot, value: A) {
-        let base = self.slot::<A>(slot);
-        let flag = (self.flag as u64) << 32;
-        // Two-word slots go out in one instruction (each word still written whole).
-        let paired = status_words_per_slot(size_of::<A>()) == 2;
-        let mut pair = [0u64; 2];
-        let mut k = 0;
-        map_words(value, |w| {
-            let word = flag | w as u64;
-            if paired {
-                pair[k & 1] = word; // `& 1`: no bounds check
-            } else {
-                // SAFETY: word k of the slot lies inside the status array.
-                unsafe { st_relaxed_gpu_u64(base.add(k), word) };
-            }
-            k += 1;
-            w
-        });
-        if paired {
-            // SAFETY: a two-word slot lies inside the status array, 16-byte aligned.
-            unsafe { st_relaxed_gpu_v2_u64(base.cast(), pair) };
-        }
+        // SAFETY: forwarded.
+        unsafe { publish_at(self.slot::<A>(slot), self.flag, value) }
     }
 
     /// The value in `slot` if it was published in this run.
@@ -139,23 +123,116 @@ impl TileStatus {
     /// The slot is inside the status array.
     #[inline(always)]
     pub unsafe fn read<A: Pod>(self, slot: Slot) -> Option<A> {
-        let base = self.slot::<A>(slot);
-        // Two-word slots come in one instruction (each word still read whole).
-        let pair = (status_words_per_slot(size_of::<A>()) == 2)
-            // SAFETY: a two-word slot lies inside the status array, 16-byte aligned.
-            .then(|| unsafe { ld_relaxed_gpu_v2_u64(base.cast()) });
-        let mut valid = true;
-        let mut k = 0;
-        let value = map_words(A::zeroed(), |_| {
-            let word = match pair {
-                Some(words) => words[k & 1], // `& 1`: no bounds check
-                // SAFETY: word k of the slot lies inside the status array.
-                None => unsafe { ld_relaxed_gpu_u64(base.add(k)) },
-            };
-            k += 1;
-            valid &= (word >> 32) as u32 == self.flag;
-            word as u32
-        });
-        valid.then_some(value)
+        // SAFETY: forwarded.
+        unsafe { read_at(self.slot::<A>(slot), self.flag) }
     }
+}
+
+/// Consecutive slots of one value each, flagged as the status's (the device reduce's
+/// partials): slot `i` is [`status_words_per_slot`] words from `words + i × that`.
+#[derive(Clone, Copy)]
+pub struct SlotArray {
+    /// 16-byte aligned.
+    pub words: *mut u64,
+    /// What a slot's words carry beside the value once published; never 0.
+    pub flag: u32,
+}
+
+impl SlotArray {
+    #[inline(always)]
+    fn slot<A>(self, i: usize) -> *mut u64 {
+        // SAFETY: in bounds for the slots the caller sized the array for.
+        unsafe { self.words.add(i * status_words_per_slot(size_of::<A>())) }
+    }
+
+    /// Publishes `value` in slot `i`.
+    ///
+    /// # Safety
+    /// The slot is inside the array and nothing else writes it until it is cleared.
+    #[inline(always)]
+    pub unsafe fn publish<A: Pod>(self, i: usize, value: A) {
+        // SAFETY: forwarded.
+        unsafe { publish_at(self.slot::<A>(i), self.flag, value) }
+    }
+
+    /// The value in slot `i` if it is published.
+    ///
+    /// # Safety
+    /// The slot is inside the array.
+    #[inline(always)]
+    pub unsafe fn read<A: Pod>(self, i: usize) -> Option<A> {
+        // SAFETY: forwarded.
+        unsafe { read_at(self.slot::<A>(i), self.flag) }
+    }
+
+    /// Writes zeros over slot `i` (a flag that nothing publishes with).
+    ///
+    /// # Safety
+    /// The slot is inside the array, and nothing else accesses it until it is published again.
+    #[inline(always)]
+    pub unsafe fn clear<A: Pod>(self, i: usize) {
+        let base = self.slot::<A>(i);
+        if status_words_per_slot(size_of::<A>()) == 2 {
+            // SAFETY: a two-word slot lies inside the array, 16-byte aligned.
+            unsafe { st_relaxed_gpu_v2_u64(base.cast(), [0; 2]) };
+        } else {
+            for k in 0..status_words_per_slot(size_of::<A>()) {
+                // SAFETY: word k of the slot lies inside the array.
+                unsafe { st_relaxed_gpu_u64(base.add(k), 0) };
+            }
+        }
+    }
+}
+
+/// Writes `value` with `flag` into the slot at `base`.
+///
+/// # Safety
+/// `base` is a slot of `A` inside a status array, 16-byte aligned if the slot has two words.
+#[inline(always)]
+unsafe fn publish_at<A: Pod>(base: *mut u64, flag: u32, value: A) {
+    let flag = (flag as u64) << 32;
+    // Two-word slots go out in one instruction (each word still written whole).
+    let paired = status_words_per_slot(size_of::<A>()) == 2;
+    let mut pair = [0u64; 2];
+    let mut k = 0;
+    map_words(value, |w| {
+        let word = flag | w as u64;
+        if paired {
+            pair[k & 1] = word; // `& 1`: no bounds check
+        } else {
+            // SAFETY: word k of the slot lies inside the status array.
+            unsafe { st_relaxed_gpu_u64(base.add(k), word) };
+        }
+        k += 1;
+        w
+    });
+    if paired {
+        // SAFETY: a two-word slot lies inside the status array, 16-byte aligned.
+        unsafe { st_relaxed_gpu_v2_u64(base.cast(), pair) };
+    }
+}
+
+/// The value in the slot at `base` if every word of it carries `flag`.
+///
+/// # Safety
+/// As [`publish_at`].
+#[inline(always)]
+unsafe fn read_at<A: Pod>(base: *const u64, flag: u32) -> Option<A> {
+    // Two-word slots come in one instruction (each word still read whole).
+    let pair = (status_words_per_slot(size_of::<A>()) == 2)
+        // SAFETY: a two-word slot lies inside the status array, 16-byte aligned.
+        .then(|| unsafe { ld_relaxed_gpu_v2_u64(base.cast()) });
+    let mut valid = true;
+    let mut k = 0;
+    let value = map_words(A::zeroed(), |_| {
+        let word = match pair {
+            Some(words) => words[k & 1], // `& 1`: no bounds check
+            // SAFETY: word k of the slot lies inside the status array.
+            None => unsafe { ld_relaxed_gpu_u64(base.add(k)) },
+        };
+        k += 1;
+        valid &= (word >> 32) as u32 == flag;
+        word as u32
+    });
+    valid.then_some(value)
 }
