@@ -235,17 +235,21 @@ impl Queue {
                 && s.result.len >= value_bytes
         });
         if !fits {
+            // Sized for values of at least 16 bytes: once a queue has reduced, a library
+            // type's reduce never replaces its storage (a graph captured after that first
+            // call keeps pointing at live storage).
+            let bytes = value_bytes.max(16);
+            let slot_capacity = layout::reduce_slot_words(bytes);
             let (counter, slots) = match self.reduce.take() {
                 // The counter and the slots are zero between launches, in stream order: keep
                 // them where they are large enough.
                 Some(old) if old.slots.len >= slot_words => (old.counter, old.slots),
-                Some(old) => (old.counter, Buffer::new(&self.stream, slot_words, true)?),
+                Some(old) => (old.counter, Buffer::new(&self.stream, slot_capacity, true)?),
                 None => (
                     Buffer::new(&self.stream, 1, true)?,
-                    Buffer::new(&self.stream, slot_words, true)?,
+                    Buffer::new(&self.stream, slot_capacity, true)?,
                 ),
             };
-            let bytes = value_bytes.max(16);
             self.reduce = Some(ReduceStorage {
                 partials: Buffer::new(
                     &self.stream,

@@ -143,7 +143,10 @@ pub mod layout {
     /// block reads at once: a launch whose threads would have more takes the fenced end.
     pub const fn reduce_flagged_batch(accumulator_bytes: usize) -> usize {
         let words = status_words_per_slot(accumulator_bytes);
-        if words >= REDUCE_FLAGGED_WORDS {
+        // A zero-sized accumulator still takes a slot of one word.
+        if words == 0 {
+            REDUCE_FLAGGED_WORDS
+        } else if words >= REDUCE_FLAGGED_WORDS {
             1
         } else {
             REDUCE_FLAGGED_WORDS / words
@@ -252,6 +255,27 @@ macro_rules! kernel_name {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The flagged partials: a launch that takes the flagged end has at most
+    /// `REDUCE_THREADS × reduce_flagged_batch` partials, whose slots must fit; the host sizes
+    /// them for accumulators of at least 16 bytes, which must cover every smaller one.
+    #[test]
+    fn reduce_slots_hold_every_flagged_launch() {
+        use layout::{reduce_flagged_batch, reduce_slot_words, status_words_per_slot};
+        for bytes in 0..=256 {
+            let batch = reduce_flagged_batch(bytes);
+            assert!(
+                (1..=layout::REDUCE_FLAGGED_WORDS).contains(&batch),
+                "{bytes}"
+            );
+            let most = crate::device::tuning::REDUCE_THREADS as usize * batch;
+            assert!(most * status_words_per_slot(bytes) <= reduce_slot_words(bytes));
+            assert!(
+                reduce_slot_words(bytes) <= reduce_slot_words(bytes.max(16)),
+                "{bytes}"
+            );
+        }
+    }
 
     #[test]
     fn layouts_are_what_both_sides_assume() {

@@ -13,7 +13,8 @@
 //!
 //! **The end of the launch.** Each block writes its partials and takes a ticket from a
 //! counter; the block with the last ticket combines the partials in block (tile) order, writes
-//! the result and resets the counter, so the kernel needs no second launch and no clearing.
+//! the result and resets the counter, so the kernel needs no second launch and no clearing
+//! launch.
 //! Two ways, chosen per launch by the number of partials (the same in every block):
 //!
 //! - *Fenced*: plain partials and an `acq_rel` ticket, whose release fence makes the block's
@@ -23,9 +24,10 @@
 //!   [`reduce_flagged_batch`] partials to read, so all of them at once): partials published as
 //!   flagged words ([`SlotArray`], the scan's tile-status format), a relaxed ticket, and the
 //!   last block polls each partial until it carries the flag, then zeroes it for the next
-//!   launch. No fence; every block with an earlier ticket is running or done, so the polling
-//!   ends. On an H200 this took 0.3-0.5 µs off the reduces that take it (cold L2, 2^16
-//!   items: 5.4-5.5 → 5.0-5.2 µs for 4-byte items, 5.9-6.2 → 5.6-6.0 µs for 8-byte ones).
+//!   launch. No fence; every block publishes its partials before it takes its ticket, so when
+//!   the last ticket is drawn every store the polling waits for has been issued. On an H200
+//!   this took 0.25-0.5 µs off the reduces that take it (cold L2, 2^16 items: 5.4-5.5 →
+//!   5.0-5.2 µs for 4-byte items, 5.9-6.2 → 5.6-6.0 µs for 8-byte ones).
 //!   Where the last block's threads would read more partials than fit one batch of flagged
 //!   words, the fenced way is faster (every launch flagged, at 2^24 items the float sums'
 //!   2048 tiles took 1.1-2.4 µs longer).
@@ -198,7 +200,8 @@ impl<A: Pod> Partials<A> {
     /// `i` is below the launch's partial count, and nothing else writes partial `i`.
     #[inline(always)]
     unsafe fn publish(self, flagged: bool, i: usize, value: A) {
-        // SAFETY: the caller's condition; the host sized both arrays for every count.
+        // SAFETY: the caller's condition; the host sized the plain partials for every count
+        // and the slots for every count that takes the flagged end.
         unsafe {
             if flagged {
                 self.slots().publish(i, value);
@@ -253,10 +256,17 @@ unsafe fn combine_flagged<A: Pod, Op: ReduceOp<A>>(
     end: usize,
     op: Op,
 ) -> A {
+    let batch = const {
+        let batch = reduce_flagged_batch(size_of::<A>());
+        assert!(batch <= REDUCE_FLAGGED_WORDS);
+        batch
+    };
+    // Slot `first + k` of the run, if there is one (`k < batch` is known at compile time).
+    let in_run = |k: usize| k < batch && first + k < end;
     let mut published = 0u32;
-    // SAFETY: the caller's condition.
     let loaded: [A; REDUCE_FLAGGED_WORDS] = core::array::from_fn(|k| {
-        let read = if first + k < end {
+        // SAFETY: the caller's condition.
+        let read = if in_run(k) {
             unsafe { slots.read(first + k) }
         } else {
             None
@@ -267,9 +277,10 @@ unsafe fn combine_flagged<A: Pod, Op: ReduceOp<A>>(
     let mut acc = op.identity();
     // Unrolled whatever the waits inside: `loaded` stays in registers.
     unrolled::<REDUCE_FLAGGED_WORDS>(|k| {
-        if first + k < end {
+        if in_run(k) {
             let i = first + k;
-            // SAFETY: the caller's condition.
+            // SAFETY (both): the caller's condition; this thread alone reads and clears slot
+            // `i`, once it holds this launch's value.
             let partial = if published & (1 << k) != 0 {
                 loaded[k]
             } else {
@@ -286,16 +297,16 @@ unsafe fn combine_flagged<A: Pod, Op: ReduceOp<A>>(
 /// clears each slot once it has read it.
 const PUBLISHED: u32 = 1;
 
-/// The value in slot `i` of `partials`, once published.
+/// The value in slot `i` of `slots`, once published.
 ///
 /// # Safety
-/// The slot is inside the partials, and a block of this launch publishes it.
+/// The slot is inside the flagged partials, and a block of this launch publishes it.
 #[inline(always)]
-unsafe fn wait_for<A: Pod>(partials: SlotArray, i: usize) -> A {
+unsafe fn wait_for<A: Pod>(slots: SlotArray, i: usize) -> A {
     let mut backoff = Backoff::new();
     loop {
         // SAFETY: the caller's condition.
-        if let Some(value) = unsafe { partials.read(i) } {
+        if let Some(value) = unsafe { slots.read(i) } {
             return value;
         }
         backoff.pause();

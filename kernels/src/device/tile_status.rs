@@ -1,4 +1,5 @@
-//! The tile status of the device scan: what each tile publishes for the tiles after it.
+//! The tile status of the device scan (what each tile publishes for the tiles after it), and
+//! the same flagged format for the device reduce's partials ([`SlotArray`]).
 //!
 //! Slots (see [`crate::abi::layout::scan_status_slots`]): tile `t`'s aggregate at `t`; then,
 //! per group `g` of [`SCAN_GROUP`] tiles, the group's aggregate and the group's inclusive
@@ -139,9 +140,11 @@ pub struct SlotArray {
 }
 
 impl SlotArray {
+    /// # Safety
+    /// Slot `i` is inside the array.
     #[inline(always)]
-    fn slot<A>(self, i: usize) -> *mut u64 {
-        // SAFETY: in bounds for the slots the caller sized the array for.
+    unsafe fn slot<A>(self, i: usize) -> *mut u64 {
+        // SAFETY: the caller's condition.
         unsafe { self.words.add(i * status_words_per_slot(size_of::<A>())) }
     }
 
@@ -171,7 +174,8 @@ impl SlotArray {
     /// The slot is inside the array, and nothing else accesses it until it is published again.
     #[inline(always)]
     pub unsafe fn clear<A: Pod>(self, i: usize) {
-        let base = self.slot::<A>(i);
+        // SAFETY: the caller's condition.
+        let base = unsafe { self.slot::<A>(i) };
         if status_words_per_slot(size_of::<A>()) == 2 {
             // SAFETY: a two-word slot lies inside the array, 16-byte aligned.
             unsafe { st_relaxed_gpu_v2_u64(base.cast(), [0; 2]) };
