@@ -153,8 +153,9 @@ pub mod layout {
         }
     }
 
-    /// 64-bit words of the device reduce's flagged partials ([`params::Reduce::slots`]): one
-    /// slot for each partial a launch that takes the flagged end can have.
+    /// 64-bit words of the device reduce's flagged partials
+    /// ([`super::params::Reduce::slots`]): one slot for each partial a launch that takes the
+    /// flagged end can have.
     pub const fn reduce_slot_words(accumulator_bytes: usize) -> usize {
         tuning::REDUCE_THREADS as usize
             * reduce_flagged_batch(accumulator_bytes)

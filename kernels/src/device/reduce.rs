@@ -22,7 +22,7 @@
 //!   path. The last block's threads read up to 8 partials each at once.
 //! - *Flagged* (sm_90 and newer, when each thread of the last block has at most
 //!   [`reduce_flagged_batch`] partials to read, so all of them at once): partials published as
-//!   flagged words ([`SlotArray`], the scan's tile-status format), a relaxed ticket, and the
+//!   flagged words (`SlotArray`, the scan's tile-status format), a relaxed ticket, and the
 //!   last block polls each partial until it carries the flag, then zeroes it for the next
 //!   launch. No fence; every block publishes its partials before it takes its ticket, so when
 //!   the last ticket is drawn every store the polling waits for has been issued. On an H200
