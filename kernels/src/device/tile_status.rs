@@ -174,17 +174,10 @@ impl SlotArray {
     /// The slot is inside the array, and nothing else accesses it until it is published again.
     #[inline(always)]
     pub unsafe fn clear<A: Pod>(self, i: usize) {
+        // A zero value under flag 0: every word of the slot written as 0, as a publish writes
+        // them.
         // SAFETY: the caller's condition.
-        let base = unsafe { self.slot::<A>(i) };
-        if status_words_per_slot(size_of::<A>()) == 2 {
-            // SAFETY: a two-word slot lies inside the array, 16-byte aligned.
-            unsafe { st_relaxed_gpu_v2_u64(base.cast(), [0; 2]) };
-        } else {
-            for k in 0..status_words_per_slot(size_of::<A>()) {
-                // SAFETY: word k of the slot lies inside the array.
-                unsafe { st_relaxed_gpu_u64(base.add(k), 0) };
-            }
-        }
+        unsafe { publish_at(self.slot::<A>(i), 0, A::zeroed()) }
     }
 }
 
