@@ -39,6 +39,9 @@ pub mod params {
         /// 16-byte aligned (two-word slots move as one vector).
         pub status: u64,
         /// A [`super::layout::ScanControl`], zeroed before first use; the kernel keeps it.
+        /// Each block reads it once its tile has arrived: best kept in the 128-byte line of
+        /// tile 0's slot, which the first tiles' look-backs ask L2 for as they start (the
+        /// host puts it just before `status`), so that a cold run need not wait for DRAM.
         pub control: u64,
         /// A power of two, at least the number of tiles and at least 32.
         pub capacity: u32,
@@ -135,21 +138,31 @@ pub mod layout {
     /// 16-byte load per thread per tile) left the float sum at 0.92× CUB on an H200.
     pub const REDUCE_MAX_TILES: u64 = 2048;
 
+    /// Flagged partials that each thread of the device reduce's last block reads at once, at
+    /// most.
+    pub const REDUCE_FLAGGED_PARTIALS: usize = 2;
+
     /// 64-bit words of flagged partials that each thread of the device reduce's last block
-    /// reads at once.
-    pub const REDUCE_FLAGGED_WORDS: usize = 2;
+    /// reads at once, at most (but one partial is always read).
+    pub const REDUCE_FLAGGED_WORDS: usize = 4;
 
     /// Flagged partials of `accumulator_bytes` that each thread of the device reduce's last
-    /// block reads at once: a launch whose threads would have more takes the fenced end.
+    /// block reads at once: a launch whose threads would have more takes the fenced end. Two
+    /// for accumulators of up to 8 bytes (512 partials, the grid of 8-byte reduces at 2^20
+    /// items on an H200); more for 4-byte ones gave their kernels 36 registers instead of 32
+    /// (`ptxas` 12.9, sm_90), which fit 6 blocks per SM instead of 8.
     pub const fn reduce_flagged_batch(accumulator_bytes: usize) -> usize {
         let words = status_words_per_slot(accumulator_bytes);
         // A zero-sized accumulator still takes a slot of one word.
-        if words == 0 {
-            REDUCE_FLAGGED_WORDS
-        } else if words >= REDUCE_FLAGGED_WORDS {
+        let fit = if words == 0 || words >= REDUCE_FLAGGED_WORDS {
             1
         } else {
             REDUCE_FLAGGED_WORDS / words
+        };
+        if words == 0 || fit > REDUCE_FLAGGED_PARTIALS {
+            REDUCE_FLAGGED_PARTIALS
+        } else {
+            fit
         }
     }
 
@@ -266,7 +279,7 @@ mod tests {
         for bytes in 0..=256 {
             let batch = reduce_flagged_batch(bytes);
             assert!(
-                (1..=layout::REDUCE_FLAGGED_WORDS).contains(&batch),
+                (1..=layout::REDUCE_FLAGGED_PARTIALS).contains(&batch),
                 "{bytes}"
             );
             let most = crate::device::tuning::REDUCE_THREADS as usize * batch;

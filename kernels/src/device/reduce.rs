@@ -36,7 +36,7 @@ use super::sync::Backoff;
 use super::tile_status::SlotArray;
 use super::tuning::{REDUCE_THREADS, REDUCE_UNROLL, SM90, vectorizes};
 use super::{Vector, unrolled};
-use crate::abi::layout::{REDUCE_FLAGGED_WORDS, reduce_flagged_batch, reduce_tile_items};
+use crate::abi::layout::{REDUCE_FLAGGED_PARTIALS, reduce_flagged_batch, reduce_tile_items};
 use crate::abi::params;
 use crate::block::{self, TempStorage};
 use crate::instr::atomic::{atom_add_acq_rel_gpu_u32, atom_add_relaxed_gpu_u32};
@@ -258,13 +258,13 @@ unsafe fn combine_flagged<A: Pod, Op: ReduceOp<A>>(
 ) -> A {
     let batch = const {
         let batch = reduce_flagged_batch(size_of::<A>());
-        assert!(batch <= REDUCE_FLAGGED_WORDS);
+        assert!(batch <= REDUCE_FLAGGED_PARTIALS);
         batch
     };
     // Slot `first + k` of the run, if there is one (`k < batch` is known at compile time).
     let in_run = |k: usize| k < batch && first + k < end;
     let mut published = 0u32;
-    let loaded: [A; REDUCE_FLAGGED_WORDS] = core::array::from_fn(|k| {
+    let loaded: [A; REDUCE_FLAGGED_PARTIALS] = core::array::from_fn(|k| {
         // SAFETY: the caller's condition.
         let read = if in_run(k) {
             unsafe { slots.read(first + k) }
@@ -276,7 +276,7 @@ unsafe fn combine_flagged<A: Pod, Op: ReduceOp<A>>(
     });
     let mut acc = op.identity();
     // Unrolled whatever the waits inside: `loaded` stays in registers.
-    unrolled::<REDUCE_FLAGGED_WORDS>(|k| {
+    unrolled::<REDUCE_FLAGGED_PARTIALS>(|k| {
         if in_run(k) {
             let i = first + k;
             // SAFETY (both): the caller's condition; this thread alone reads and clears slot
