@@ -95,33 +95,12 @@ struct ReduceStorage {
     counter: Buffer<u32>,
 }
 
-/// The scan's control block and tile status, in one zeroed allocation: the control block
-/// (`layout::ScanControl`, [`SCAN_CONTROL_WORDS`]) first, then the status words. Each block
-/// reads the epoch once its tile has arrived; the look-back of the first group's tiles asks
-/// L2 for the line of tile 0's slot as they start, which then holds the control block too, so
-/// after a cold start the epoch need not come from DRAM.
 struct ScanStorage {
-    words: Buffer<u64>,
+    status: Buffer<u64>,
+    /// One `layout::ScanControl`.
+    control: Buffer<u32>,
     /// A power of two.
     capacity: usize,
-}
-
-/// 64-bit words of the control block in front of the scan status (16 bytes, so the status
-/// stays 16-byte aligned).
-const SCAN_CONTROL_WORDS: usize = std::mem::size_of::<layout::ScanControl>() / 8;
-
-impl ScanStorage {
-    fn control(&self) -> u64 {
-        self.words.ptr
-    }
-
-    fn status(&self) -> u64 {
-        self.words.ptr + 8 * SCAN_CONTROL_WORDS as u64
-    }
-
-    fn status_words(&self) -> usize {
-        self.words.len - SCAN_CONTROL_WORDS
-    }
 }
 
 /// The scan's tiles (blocks) for `len` items of `item_bytes`, or why there would be too many.
@@ -394,8 +373,8 @@ impl Queue {
             input,
             output,
             len: len as u64,
-            status: storage.status(),
-            control: storage.control(),
+            status: storage.status.ptr,
+            control: storage.control.ptr,
             capacity: storage.capacity as u32,
             exclusive: (kind == ScanKind::Exclusive) as u32,
             carry,
@@ -424,7 +403,7 @@ impl Queue {
         let fits = self
             .scan
             .as_ref()
-            .is_some_and(|s| s.capacity >= tiles && s.status_words() >= words(s.capacity));
+            .is_some_and(|s| s.capacity >= tiles && s.status.len >= words(s.capacity));
         if !fits {
             let old = self.scan.take();
             let capacity = tiles
@@ -432,10 +411,12 @@ impl Queue {
                 .max(MIN_SCAN_CAPACITY)
                 .max(old.as_ref().map_or(0, |s| s.capacity));
             // Room for the largest item size seen so far, too.
-            let status_words = words(capacity).max(old.as_ref().map_or(0, |s| s.status_words()));
+            let status_words = words(capacity).max(old.as_ref().map_or(0, |s| s.status.len));
             drop(old);
+            let control_words = std::mem::size_of::<layout::ScanControl>() / 4;
             self.scan = Some(ScanStorage {
-                words: Buffer::new(&self.stream, SCAN_CONTROL_WORDS + status_words, true)?,
+                status: Buffer::new(&self.stream, status_words, true)?,
+                control: Buffer::new(&self.stream, control_words, true)?,
                 capacity,
             });
         }

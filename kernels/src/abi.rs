@@ -39,9 +39,6 @@ pub mod params {
         /// 16-byte aligned (two-word slots move as one vector).
         pub status: u64,
         /// A [`super::layout::ScanControl`], zeroed before first use; the kernel keeps it.
-        /// Each block reads it once its tile has arrived: best kept in the 128-byte line of
-        /// tile 0's slot, which the first tiles' look-backs ask L2 for as they start (the
-        /// host puts it just before `status`), so that a cold run need not wait for DRAM.
         pub control: u64,
         /// A power of two, at least the number of tiles and at least 32.
         pub capacity: u32,
@@ -195,7 +192,7 @@ pub mod layout {
     /// H200: at 2^20 items, 512 tiles (of 2048 u32 or 1024 u64) were slower than 128 or 205
     /// tiles of the largest size (7.9 against 7.4 µs, 14.7 against 9.8 µs): every tile adds
     /// a look-back; at 2^16, 64 tiles of one stripe beat 8 large ones.
-    pub const SCAN_MIN_TILES: u64 = 128;
+    pub const SCAN_MIN_TILES: u64 = 32;
 
     /// Stripes per thread in the device scan's tiles over `len` items of `item_bytes`: the
     /// kernel's [`scan_stripes`](tuning::scan_stripes), while the input would make fewer than
@@ -307,16 +304,18 @@ mod tests {
         assert_eq!(layout::scan_tile_items(big, 2), 16384);
         assert_eq!(layout::scan_tile_items(big, 12), 3328);
         assert_eq!(layout::scan_tile_items(big, 3), 4096); // 16 stripes at most
-        // Smaller inputs: tiles shrink until there are 128 of them, down to one stripe.
-        assert_eq!(layout::scan_tile_items(128 * 9216, 4), 9216);
-        assert_eq!(layout::scan_tile_items(127 * 9216, 4), 8192); // 9 → 8 stripes
-        assert_eq!(layout::scan_tile_items(128 * 8192, 4), 8192);
-        assert_eq!(layout::scan_tile_items(127 * 8192, 4), 4096);
+        // Smaller inputs: tiles shrink until there are `SCAN_MIN_TILES`, down to one stripe.
+        let min = layout::SCAN_MIN_TILES;
+        assert_eq!(layout::scan_tile_items(min * 9216, 4), 9216);
+        assert_eq!(layout::scan_tile_items((min - 1) * 9216, 4), 8192); // 9 → 8 stripes
+        assert_eq!(layout::scan_tile_items(min * 8192, 4), 8192);
+        assert_eq!(layout::scan_tile_items((min - 1) * 8192, 4), 4096);
+        assert_eq!(layout::scan_tile_items(min * 4096, 8), 4096);
+        assert_eq!(layout::scan_tile_items((min - 1) * 4096, 8), 2048); // 8 → 4 stripes
         assert_eq!(layout::scan_tile_items(1 << 20, 8), 4096); // 256 tiles
-        assert_eq!(layout::scan_tile_items(1 << 18, 8), 2048); // 8 → 4 stripes
-        assert_eq!(layout::scan_tile_items(1 << 16, 4), 1024);
+        assert_eq!(layout::scan_tile_items(min * 1024 - 1, 4), 1024);
         assert_eq!(layout::scan_tile_items(1, 4), 1024);
-        assert_eq!(layout::scan_stripes(1 << 18, 12), 6); // 13 → 6
+        assert_eq!(layout::scan_stripes((min - 1) * 256 * 13, 12), 6); // 13 → 6
         assert_eq!(layout::reduce_tile_items(1 << 20, 4), 4096);
         assert_eq!(layout::reduce_tiles(1 << 28, 4), layout::REDUCE_MAX_TILES);
     }

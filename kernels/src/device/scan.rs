@@ -388,11 +388,9 @@ pub unsafe fn scan<
         let shifted = warp.shfl_up(inclusive, 1);
         let lane_prefix = if lane == 0 { op.identity() } else { shifted };
         let warp_total = warp.shfl(inclusive, 31);
-        // The epoch, read once the tile has arrived (read before the loads, its register
-        // spilled the 8-byte scans). The host keeps the control block in the L2 line of tile
-        // 0's slot, which the first group's look-backs ask for as they start
-        // (`prefetch_lookback`), so a cold run need not wait for DRAM here. The block's
-        // barriers below make the epoch visible to warp 0.
+        // The epoch, read once the tile has arrived: read before the loads, its register made
+        // the 8-byte scans spill (`ptxas` 12.9, sm_90), and so did a prefetch of its line at
+        // the top of the kernel. The block's barriers below make it visible to warp 0.
         if tid == 0 {
             (*shared).epoch = ld_relaxed_gpu_u32(&raw const (*control).epoch);
         }
