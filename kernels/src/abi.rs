@@ -192,18 +192,40 @@ pub mod layout {
     /// H200: at 2^20 items, 512 tiles (of 2048 u32 or 1024 u64) were slower than 128 or 205
     /// tiles of the largest size (7.9 against 7.4 µs, 14.7 against 9.8 µs): every tile adds
     /// a look-back; at 2^16, 64 tiles of one stripe beat 8 large ones.
-    pub const SCAN_MIN_TILES: u64 = 32;
+    pub const SCAN_MIN_TILES: u64 = 128;
+
+    /// Stripes per thread, at most, of the tiles of an input small enough to fit in one
+    /// look-back group ([`SCAN_GROUP`] tiles), which such an input takes (the fewest stripes
+    /// that fit): its tiles then wait for no group before theirs. Measured on an H200 against
+    /// [`SCAN_MIN_TILES`] alone (`h200-2026-11-26-scan-min-tiles-32-ab.csv`, A B B A, 15 pairs):
+    /// 4-byte scans at 2^16 items in 32 tiles of 2 stripes instead of 64 of 1, warm 3.3-3.4 →
+    /// 3.05-3.3 µs, cold 6.5-6.9 → 6.1-6.3 µs; at 2^17 in 32 of 4 instead of 128 of 1, warm
+    /// 3.8-4.0 → 3.2-3.3 µs, cold 7.0-7.3 → 6.4-6.5 µs; 8-byte scans at 2^16 in 32 tiles of 4
+    /// instead of 128 of 1, warm 3.7-3.9 → 3.35-3.45 µs, cold 6.7-6.8 → 6.4-6.6 µs. One group
+    /// of larger tiles was no faster or slower (8-byte at 2^17 in 32 tiles of 8 stripes: warm
+    /// 3.95 → 4.1 µs), and so were fewer tiles than 128 in more groups (8-byte at 2^18 in 64
+    /// tiles of 8: 4.35 → 4.6 µs).
+    pub const SCAN_ONE_GROUP_STRIPES: u64 = 4;
 
     /// Stripes per thread in the device scan's tiles over `len` items of `item_bytes`: the
-    /// kernel's [`scan_stripes`](tuning::scan_stripes), while the input would make fewer than
-    /// [`SCAN_MIN_TILES`] tiles (down to one) the next power of two below it for items that
-    /// move in vectors (which the kernel shifts by), else half of it. A function of the length
-    /// alone, so a float scan combines the same items in the same order on every device, grid
-    /// and target.
+    /// fewest of 1, 2 and 4 ([`SCAN_ONE_GROUP_STRIPES`]) that put the input in one look-back
+    /// group, if any; else the kernel's [`scan_stripes`](tuning::scan_stripes), while the input
+    /// would make fewer than [`SCAN_MIN_TILES`] tiles (down to one) the next power of two
+    /// below it for items that move in vectors (which the kernel shifts by), else half of it.
+    /// A function of the length alone, so a float scan combines the same items in the same
+    /// order on every device, grid and target.
     pub const fn scan_stripes(len: u64, item_bytes: usize) -> u32 {
         let stripe_items =
             (tuning::SCAN_THREADS as usize * tuning::vector_items(item_bytes)) as u64;
-        let mut stripes = tuning::scan_stripes(item_bytes) as u64;
+        let most = tuning::scan_stripes(item_bytes) as u64;
+        let mut stripes = 1;
+        while stripes <= SCAN_ONE_GROUP_STRIPES && stripes <= most {
+            if len.div_ceil(stripe_items * stripes) <= SCAN_GROUP as u64 {
+                return stripes as u32;
+            }
+            stripes *= 2;
+        }
+        let mut stripes = most;
         while stripes > 1 && len.div_ceil(stripe_items * stripes) < SCAN_MIN_TILES {
             stripes = if tuning::vectorizes(item_bytes) {
                 1 << (stripes - 1).ilog2() // 9 → 8 → 4 ..
@@ -313,9 +335,19 @@ mod tests {
         assert_eq!(layout::scan_tile_items(min * 4096, 8), 4096);
         assert_eq!(layout::scan_tile_items((min - 1) * 4096, 8), 2048); // 8 → 4 stripes
         assert_eq!(layout::scan_tile_items(1 << 20, 8), 4096); // 256 tiles
-        assert_eq!(layout::scan_tile_items(min * 1024 - 1, 4), 1024);
-        assert_eq!(layout::scan_tile_items(1, 4), 1024);
         assert_eq!(layout::scan_stripes((min - 1) * 256 * 13, 12), 6); // 13 → 6
+        // Inputs that fit one look-back group of tiles of at most 4 stripes take one.
+        let group = layout::SCAN_GROUP as u64;
+        assert_eq!(layout::scan_tile_items(1, 4), 1024);
+        assert_eq!(layout::scan_tile_items(group * 1024, 4), 1024);
+        assert_eq!(layout::scan_tile_items(group * 1024 + 1, 4), 2048);
+        assert_eq!(layout::scan_tile_items(1 << 16, 4), 2048); // 32 tiles, not 64 of 1024
+        assert_eq!(layout::scan_tile_items(1 << 17, 4), 4096);
+        assert_eq!(layout::scan_tile_items(group * 4096 + 1, 4), 1024); // 129 tiles of 1
+        assert_eq!(layout::scan_tile_items(1 << 16, 8), 2048); // 4 stripes
+        assert_eq!(layout::scan_tile_items(1 << 17, 8), 1024); // 128 tiles of 2
+        assert_eq!(layout::scan_stripes(group * 256 * 4, 12), 4);
+        assert_eq!(layout::scan_stripes(group * 256 * 4 + 1, 12), 1); // 129 tiles
         assert_eq!(layout::reduce_tile_items(1 << 20, 4), 4096);
         assert_eq!(layout::reduce_tiles(1 << 28, 4), layout::REDUCE_MAX_TILES);
     }

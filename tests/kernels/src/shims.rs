@@ -62,9 +62,11 @@ macro_rules! shims {
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 mod families {
     use warpkit::LaneMask;
+    // Below sm_90 its shims are compiled out.
+    #[cfg_attr(not(target_feature = "sm_90"), allow(unused_imports))]
+    use warpkit::instr::griddepcontrol::*;
     use warpkit::instr::{
-        activemask::*, atomic::*, barrier::*, griddepcontrol::*, matching::*, memory::*, redux::*,
-        shfl::*,
+        activemask::*, atomic::*, barrier::*, matching::*, memory::*, redux::*, shfl::*,
     };
     use warpkit::instr::{sreg::*, vote::*};
     use warpkit::ops::Sum;
