@@ -44,7 +44,9 @@
 //! scan thread needs 40 registers: an SM keeps 6 tiles in flight
 //! ([`scan_launch_bounds`](super::tuning::scan_launch_bounds)). Inputs of fewer than 128
 //! full tiles get tiles of fewer stripes ([`layout::scan_stripes`](crate::abi::layout::scan_stripes),
-//! a function of the length alone), so they still spread over the multiprocessors.
+//! a function of the length alone), so they still spread over the multiprocessors; one that
+//! fits a single look-back group of tiles of at most 4 stripes takes one group, so that no
+//! tile waits for a group before its own.
 //!
 //! **Two passes instead of one** ([`params::Scan::pass`]): the same kernel can instead write
 //! each tile's total (a read-only pass, [`scan_pass::TILE_TOTALS`]) and, once the caller has
