@@ -149,14 +149,17 @@ pub mod layout {
     /// items on an H200); more for 4-byte ones gave their kernels 36 registers instead of 32
     /// (`ptxas` 12.9, sm_90), which fit 6 blocks per SM instead of 8.
     pub const fn reduce_flagged_batch(accumulator_bytes: usize) -> usize {
-        let words = status_words_per_slot(accumulator_bytes);
         // A zero-sized accumulator still takes a slot of one word.
-        let fit = if words == 0 || words >= REDUCE_FLAGGED_WORDS {
+        let words = match status_words_per_slot(accumulator_bytes) {
+            0 => 1,
+            words => words,
+        };
+        let fit = if words >= REDUCE_FLAGGED_WORDS {
             1
         } else {
             REDUCE_FLAGGED_WORDS / words
         };
-        if words == 0 || fit > REDUCE_FLAGGED_PARTIALS {
+        if fit > REDUCE_FLAGGED_PARTIALS {
             REDUCE_FLAGGED_PARTIALS
         } else {
             fit
