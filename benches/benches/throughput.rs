@@ -487,6 +487,12 @@ struct Bench<'a> {
     offset: usize,
 }
 
+/// Input and queue of run `run`, rotated over the input buffers.
+fn rotated<'q>(ptrs: &[u64], queues: &'q mut [Queue], run: u64) -> (u64, &'q mut Queue) {
+    let at = (run % ptrs.len() as u64) as usize;
+    (ptrs[at], &mut queues[at])
+}
+
 /// Buffers to rotate over so that at least `ROTATE_BYTES` are touched (one when larger),
 /// each holding `host` after `offset` items, and the address of each one's first item.
 fn upload<T: DeviceRepr + Default + Clone>(
@@ -692,6 +698,15 @@ impl Bench<'_> {
             .map_err(|e| format!("wait for the stream before freeing the buffers: {e}"))
     }
 
+    /// One queue per input buffer: run `i` takes input and queue `i % count`, as CUB's side
+    /// rotates its temporary storage ([`CubCase`]), so that neither side's figure rests on
+    /// where one allocation of its storage landed.
+    fn queues(&self, count: usize) -> Result<Vec<Queue>, String> {
+        (0..count)
+            .map(|_| Queue::new(self.wk, self.stream).map_err(|e| e.to_string()))
+            .collect()
+    }
+
     /// One reduce row: `O` over the `n` items at each of `ptrs` (rotated), into one value.
     fn reduce_row<T: Data, O: warpkit_host::DeviceOp>(
         &mut self,
@@ -704,10 +719,10 @@ impl Bench<'_> {
         let ours_out = alloc::<T::Accum>(stream, 1)?;
         let cub_out = alloc::<T::Accum>(stream, 1)?;
         let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
-        let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
+        let mut queues = self.queues(ptrs.len())?;
         let mut theirs = CubCase::device(lib, algo, T::NAME, ptrs, c, n, stream)?;
         let mut ours = |_: sys::CUstream, i: u64| {
-            let input = ptrs[i as usize % ptrs.len()];
+            let (input, q) = rotated(ptrs, &mut queues, i);
             // SAFETY: `input` holds n items of T and `o` one accumulator, both alive until
             // the stream is synchronized by the caller.
             unsafe { q.reduce_into_raw::<T, O>(input, n, o, 1) }.map_err(|e| e.to_string())
@@ -748,10 +763,10 @@ impl Bench<'_> {
             ptr(stream, &ours_out) + first,
             ptr(stream, &cub_out) + first,
         );
-        let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
+        let mut queues = self.queues(ptrs.len())?;
         let mut theirs = CubCase::device(lib, algo, T::NAME, ptrs, c, n, stream)?;
         let mut ours = |_: sys::CUstream, i: u64| {
-            let input = ptrs[i as usize % ptrs.len()];
+            let (input, q) = rotated(ptrs, &mut queues, i);
             // SAFETY: `input` and `o` hold n items of T each, disjoint, alive until the
             // stream is synchronized below.
             unsafe { q.scan_raw::<T, Sum>(input, o, n, kind) }.map_err(|e| e.to_string())
@@ -793,14 +808,14 @@ impl Bench<'_> {
         let want = [min.to_bits(), at as u32];
         let (_inputs, ptrs) = upload(stream, &host, self.offset)?;
         drop(host);
-        let mut q = Queue::new(self.wk, stream).map_err(|e| e.to_string())?;
+        let mut queues = self.queues(ptrs.len())?;
         // Both outputs: the f32 value's bits, then the u32 index.
         let ours_out = alloc::<u32>(stream, 2)?;
         let cub_out = alloc::<u32>(stream, 2)?;
         let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
         let mut theirs = CubCase::device(lib, "arg_min", "f32", &ptrs, c, n, stream)?;
         let mut ours = |_: sys::CUstream, i: u64| {
-            let input = ptrs[i as usize % ptrs.len()];
+            let (input, q) = rotated(&ptrs, &mut queues, i);
             // SAFETY: `input` holds n f32, `o` 8 bytes, alive until the synchronize below.
             unsafe { q.arg_reduce_into_raw::<f32, ArgMin>(input, n, o) }.map_err(|e| e.to_string())
         };

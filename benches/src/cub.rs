@@ -276,8 +276,10 @@ enum Entry {
     Rows(RowsFn),
 }
 
-/// One CUB operation bound to its buffers, with its temporary storage allocated once:
-/// an [`Enqueue`] for [`crate::pairs::Sampler`]. Run `i` reads `inputs[i % inputs.len()]`.
+/// One CUB operation bound to its buffers: an [`Enqueue`] for [`crate::pairs::Sampler`]. Run
+/// `i` reads `inputs[i % inputs.len()]` and uses temporary storage `i % inputs.len()`: one
+/// allocation per input buffer, made once, so that the storage rotates with the inputs and no
+/// one placement of it (which can move a cold 2^20 run by up to 10%) decides the figure.
 pub struct CubCase<'a> {
     lib: &'a CubLib,
     entry: Entry,
@@ -287,7 +289,7 @@ pub struct CubCase<'a> {
     /// Items (whole-array) or rows (rows).
     n: u64,
     width: u64,
-    temp: DeviceMem,
+    temps: Vec<DeviceMem>,
     temp_bytes: usize,
 }
 
@@ -359,15 +361,16 @@ impl<'a> CubCase<'a> {
             out,
             n,
             width,
-            temp: DeviceMem::new(ctx, 1)
-                .map_err(|e| format!("{name}: allocate a placeholder: {e}"))?,
+            temps: Vec::new(),
             temp_bytes: 0,
         };
-        // Query mode (temp = NULL), then the storage, once.
+        // Query mode (temp = NULL), then the storage, once per input buffer.
         let mut bytes = 0usize;
         case.call(std::ptr::null_mut(), &mut bytes, stream.cu_stream(), 0)
             .map_err(|e| format!("temporary storage query: {e}"))?;
-        case.temp = DeviceMem::new(ctx, bytes)
+        case.temps = (0..inputs.len())
+            .map(|_| DeviceMem::new(ctx, bytes))
+            .collect::<Result<_, _>>()
             .map_err(|e| format!("{name}: allocate {bytes} bytes of temporary storage: {e}"))?;
         case.temp_bytes = bytes;
         Ok(case)
@@ -376,7 +379,7 @@ impl<'a> CubCase<'a> {
     /// Enqueues run `run` on `stream`.
     pub fn launch(&mut self, stream: sys::CUstream, run: u64) -> Result<(), String> {
         let mut bytes = self.temp_bytes;
-        let temp = self.temp.ptr() as *mut c_void;
+        let temp = self.temps[(run % self.temps.len() as u64) as usize].ptr() as *mut c_void;
         self.call(temp, &mut bytes, stream, run)
     }
 
@@ -407,7 +410,7 @@ impl<'a> CubCase<'a> {
         }
     }
 
-    /// Bytes of temporary storage CUB asked for.
+    /// Bytes of temporary storage CUB asked for (each of the rotated allocations).
     pub fn temp_bytes(&self) -> usize {
         self.temp_bytes
     }

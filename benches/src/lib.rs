@@ -17,7 +17,8 @@
 //! and return `Result<(), String>`.) `benches/throughput.rs` is the full example, with the
 //! output check before timing.
 //! Ours must run on `stream` (the closure also gets the raw `CUstream`) and rotate over the
-//! same buffers by the run index, as [`cub::CubCase`] does. `sampler.cold(..)` is the same
+//! same buffers by the run index, and over its own storage too (one queue per buffer), as
+//! [`cub::CubCase`] does with its temporary storage. `sampler.cold(..)` is the same
 //! with an L2 flush before each single timed run, for cases where `sampler.fits_in_l2(bytes)`.
 //! [`pairs::criterion_sides`] adds both sides to criterion's report (unpaired; the tables
 //! use the paired figures).
