@@ -4,7 +4,8 @@
 //! [`Config::warmup`] of back-to-back GPU work (the clocks come up from idle). Then
 //! [`Config::pairs`] pairs are taken, each pair one sample of either side, in the order
 //! A B, B A, A B, … (neither side always goes first). A sample is two CUDA events around
-//! `iters` back-to-back runs; `iters` is the same for both sides, chosen after the warm-up
+//! `iters` back-to-back runs, the same two events for either side, read before the next
+//! sample starts (so the GPU is idle at the start of every sample); `iters` is the same for both sides, chosen after the warm-up
 //! so that a sample of the faster side lasts at least [`Config::min_sample`]. Cold-L2
 //! samples ([`L2::Cold`]) time single runs (`iters = 1`), each after an L2 flush that is
 //! enqueued before the start event ([`crate::cold`]). Events resolve about 0.5 µs, so a
@@ -197,10 +198,10 @@ pub struct Sampler {
     pub config: Config,
 }
 
-/// The stream, the four events (start and stop of either side's sample) and the L2 flush.
+/// The stream, the two events (start and stop of a sample) and the L2 flush.
 struct Gpu {
     stream: Arc<CudaStream>,
-    events: [CudaEvent; 4],
+    events: [CudaEvent; 2],
     flush: Option<L2Flush>,
 }
 
@@ -223,13 +224,13 @@ trait Timeline {
     fn stream(&self) -> sys::CUstream;
     /// Enqueues an L2 flush.
     fn flush(&mut self) -> Result<(), DriverError>;
-    /// Records mark `i` (0, 1: start and stop of side 0; 2, 3: of side 1).
+    /// Records mark `i` (0: the start of a sample, 1: its stop).
     fn mark(&mut self, i: usize) -> Result<(), DriverError>;
     /// Waits for everything enqueued on the stream.
     fn sync(&mut self) -> Result<(), DriverError>;
-    /// After [`Timeline::sync`]: the seconds between marks 0 and 1, and between 2 and 3
-    /// (all four recorded since the last read).
-    fn read(&mut self) -> Result<[f64; 2], DriverError>;
+    /// After [`Timeline::sync`]: the seconds between marks 0 and 1 (both recorded since the
+    /// last read).
+    fn read(&mut self) -> Result<f64, DriverError>;
 }
 
 impl Timeline for Gpu {
@@ -250,9 +251,8 @@ impl Timeline for Gpu {
         self.stream.synchronize()
     }
 
-    fn read(&mut self) -> Result<[f64; 2], DriverError> {
-        let ms = |s: usize| self.events[2 * s].elapsed_ms(&self.events[2 * s + 1]);
-        Ok([ms(0)? as f64 * 1e-3, ms(1)? as f64 * 1e-3])
+    fn read(&mut self) -> Result<f64, DriverError> {
+        Ok(self.events[0].elapsed_ms(&self.events[1])? as f64 * 1e-3)
     }
 }
 
@@ -267,7 +267,7 @@ impl Sampler {
         Ok(Sampler {
             gpu: Gpu {
                 stream: stream.clone(),
-                events: [event(0)?, event(1)?, event(2)?, event(3)?],
+                events: [event(0)?, event(1)?],
                 flush: None,
             },
             config,
@@ -401,7 +401,10 @@ fn iters_for(config: &Config, per_run: [f64; 2]) -> u64 {
 
 /// One sample of each side (`iters` runs between two marks), in the order A B for even `k`
 /// and B A for odd; returns the time of one run per side (seconds). `what` names the pair
-/// in errors.
+/// in errors. Both sides' samples use the same two events, and each is read before the next
+/// starts: with a pair of events per side, and the second sample enqueued behind the first,
+/// the A/A ratio (CUB against itself) read 0.89-1.14 at 2^16 and 2^20 items cold, a different
+/// way in each process (H200).
 fn pair(
     tl: &mut impl Timeline,
     sides: &mut [&mut dyn Enqueue; 2],
@@ -412,30 +415,34 @@ fn pair(
     what: &str,
 ) -> Result<[f64; 2], Failed> {
     let order = if k.is_multiple_of(2) { [0, 1] } else { [1, 0] };
+    let mut times = [0.0; 2];
     for s in order {
-        let at = || format!("{what} {k} ({iters} runs per sample)");
+        let at = || format!("{what} {k} ({iters} runs per sample), side {}", SIDES[s]);
         if cold {
-            tl.flush()
-                .step(|| format!("{}: L2 flush before side {}", at(), SIDES[s]))?;
+            tl.flush().step(|| format!("{}: L2 flush", at()))?;
         }
-        tl.mark(2 * s)
-            .step(|| format!("{}: record the start mark of side {}", at(), SIDES[s]))?;
+        tl.mark(0)
+            .step(|| format!("{}: record the start mark", at()))?;
         for _ in 0..iters {
             sides[s]
                 .enqueue(tl.stream(), runs[s])
-                .step(|| format!("{}: run {} of side {}", at(), runs[s], SIDES[s]))?;
+                .step(|| format!("{}: run {}", at(), runs[s]))?;
             runs[s] += 1;
         }
-        tl.mark(2 * s + 1)
-            .step(|| format!("{}: record the stop mark of side {}", at(), SIDES[s]))?;
+        tl.mark(1)
+            .step(|| format!("{}: record the stop mark", at()))?;
+        tl.sync().step(|| {
+            format!(
+                "{}: wait for the stream (a run failed on the GPU, or an earlier one)",
+                at()
+            )
+        })?;
+        let t = tl
+            .read()
+            .step(|| format!("{}: read the elapsed time between the marks", at()))?;
+        times[s] = t / iters as f64;
     }
-    tl.sync().step(|| {
-        format!("{what} {k}: wait for the stream (a run failed on the GPU, or an earlier one)")
-    })?;
-    let t = tl
-        .read()
-        .step(|| format!("{what} {k}: read the elapsed time between the marks"))?;
-    Ok([t[0] / iters as f64, t[1] / iters as f64])
+    Ok(times)
 }
 
 /// Adds `<id>/warpkit` and `<id>/cub` to criterion's report: each side timed by criterion on
@@ -554,6 +561,8 @@ mod tests {
         Run(usize, u64),
         Mark(usize),
         Flush,
+        /// The host waited for the stream.
+        Sync,
     }
 
     /// A model GPU: a run of side `s` takes `cost[s]` seconds, twice that while the clock is
@@ -566,9 +575,9 @@ mod tests {
         done: usize,
         clock: f64,
         flushed: [bool; 2],
-        /// Marks recorded (and completed) since the last read, and the times between them.
-        recorded: [bool; 4],
-        times: [f64; 2],
+        /// Marks recorded (and completed) since the last read, and the time between them.
+        recorded: [bool; 2],
+        time: f64,
     }
 
     impl Timeline for Model {
@@ -584,19 +593,21 @@ mod tests {
             Ok(())
         }
         fn sync(&mut self) -> Result<(), DriverError> {
+            self.log.borrow_mut().push(Op::Sync);
             let log = self.log.borrow();
-            let mut start = [0.0; 2];
+            let mut start = 0.0;
             for op in &log[self.done..] {
                 match *op {
                     Op::Flush => self.flushed = [true; 2],
                     Op::Mark(i) => {
                         self.recorded[i] = true;
-                        if i % 2 == 0 {
-                            start[i / 2] = self.clock;
+                        if i == 0 {
+                            start = self.clock;
                         } else {
-                            self.times[i / 2] = self.clock - start[i / 2];
+                            self.time = self.clock - start;
                         }
                     }
+                    Op::Sync => {}
                     Op::Run(s, _) => {
                         let slow = if self.clock < 0.05 { 2.0 } else { 1.0 };
                         let miss = if self.flushed[s] { self.cold_miss } else { 0.0 };
@@ -610,12 +621,12 @@ mod tests {
         }
         /// As `cuEventElapsedTime`: reading a mark never recorded is `INVALID_HANDLE` (the
         /// error bench-pairs hit when the first untimed runs were followed by a read).
-        fn read(&mut self) -> Result<[f64; 2], DriverError> {
-            if self.recorded != [true; 4] {
+        fn read(&mut self) -> Result<f64, DriverError> {
+            if self.recorded != [true; 2] {
                 return Err(DriverError(sys::CUresult::CUDA_ERROR_INVALID_HANDLE));
             }
-            self.recorded = [false; 4];
-            Ok(self.times)
+            self.recorded = [false; 2];
+            Ok(self.time)
         }
     }
 
@@ -627,8 +638,8 @@ mod tests {
             done: 0,
             clock: 0.0,
             flushed: [false; 2],
-            recorded: [false; 4],
-            times: [0.0; 2],
+            recorded: [false; 2],
+            time: 0.0,
         }
     }
 
@@ -652,7 +663,7 @@ mod tests {
     /// The sampled pairs: the ops after the warm-up (the last `pairs` pairs of marks).
     fn sampled(ops: &[Op], pairs: usize) -> &[Op] {
         let starts: Vec<usize> = (0..ops.len())
-            .filter(|&i| matches!(ops[i], Op::Mark(0) | Op::Mark(2)))
+            .filter(|&i| matches!(ops[i], Op::Mark(0)))
             .collect();
         let first = starts[starts.len() - 2 * pairs];
         // Include a flush enqueued just before the first start mark.
@@ -701,9 +712,9 @@ mod tests {
         assert!(spent.iter().any(|&t| t < warmup + 2e-3), "{spent:?}");
         // Sampled pairs alternate which side goes first; both sides run `iters` per sample.
         let firsts: Vec<usize> = sample
-            .iter()
-            .filter_map(|op| match op {
-                Op::Mark(i) if i % 2 == 0 => Some(i / 2),
+            .windows(2)
+            .filter_map(|w| match w {
+                [Op::Mark(0), Op::Run(s, _)] => Some(*s),
                 _ => None,
             })
             .step_by(2)
@@ -712,8 +723,8 @@ mod tests {
         assert!(firsts.iter().enumerate().all(|(k, &s)| s == k % 2));
         let runs_between = sample
             .split(|op| matches!(op, Op::Mark(_)))
-            .filter(|chunk| !chunk.is_empty())
-            .map(<[Op]>::len)
+            .map(|chunk| chunk.iter().filter(|op| matches!(op, Op::Run(..))).count())
+            .filter(|&runs| runs > 0)
             .collect::<Vec<_>>();
         assert_eq!(runs_between.len(), 2 * config.pairs);
         assert!(runs_between.iter().all(|&n| n == 500));
@@ -728,10 +739,12 @@ mod tests {
         let sample = sampled(&ops, config.pairs);
         let mut starts = 0;
         for (i, op) in sample.iter().enumerate() {
-            if let Op::Mark(m) = op
-                && m % 2 == 0
-            {
+            if let Op::Mark(0) = op {
                 assert_eq!(sample[i - 1], Op::Flush, "no flush before sample start {i}");
+                // ... and the GPU idle before the flush, whichever side ran before.
+                if i >= 2 {
+                    assert_eq!(sample[i - 2], Op::Sync, "no wait before sample start {i}");
+                }
                 starts += 1;
             }
         }
@@ -740,8 +753,9 @@ mod tests {
         let mut timing = false;
         for op in sample {
             match op {
-                Op::Mark(m) => timing = m % 2 == 0,
+                Op::Mark(m) => timing = *m == 0,
                 Op::Flush => assert!(!timing, "flush between the events"),
+                Op::Sync => assert!(!timing, "wait between the events"),
                 Op::Run(..) => {}
             }
         }
@@ -762,7 +776,7 @@ mod tests {
         let e = schedule(&mut model, &Config::default(), L2::Warm, [&mut a, &mut b])
             .expect_err("side B fails at run 5");
         assert!(
-            e.step.contains("warm-up pair") && e.step.contains("run 5 of side B (CUB)"),
+            e.step.contains("warm-up pair") && e.step.contains("side B (CUB): run 5"),
             "{e}"
         );
         assert_eq!(e.cause, "cudaErrorInvalidResourceHandle");
