@@ -355,6 +355,54 @@ fn device_reduce_and_scan_every_type_and_operator() {
     device_algorithms::<bf16>(&wk, &mut rng, &sizes);
 }
 
+/// Float min and max whose extreme is a zero of both signs, among NaNs of either sign and
+/// payload: random data seldom has its minimum at zero, so the signed-zero rule (`-0.0 <
+/// +0.0`) and the NaN rule are put where the result depends on them, the zeros at random
+/// places (different threads and blocks), at sizes from one tile to many blocks, for `f32`
+/// and `f64` (whose reduce folds with `min.f64`/`max.f64` on sm_80 and newer).
+#[test]
+fn float_min_max_of_signed_zeros_among_nans() {
+    let Some(wk) = device(None) else { return };
+    let mut rng = seed();
+    let stream = wk.new_stream().unwrap();
+    let mut q = Queue::new(&wk, &stream).unwrap();
+    let nans = [f64::NAN, -f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001)];
+    for n in [2usize, 33, 5000, (1 << 20) + 1, (1 << 22) + 3] {
+        for max in [false, true] {
+            // Min: numbers in [1, 2) and zeros; max: in (-2, -1] and zeros.
+            let sign = if max { -1.0 } else { 1.0 };
+            let mut data: Vec<f64> = (0..n)
+                .map(|_| match rng.random_range(0..64) {
+                    0 => nans[rng.random_range(0..nans.len())],
+                    _ => sign * rng.random_range(1.0..2.0),
+                })
+                .collect();
+            let (neg, pos) = (rng.random_range(0..n), rng.random_range(0..n));
+            data[pos] = 0.0;
+            if neg != pos {
+                data[neg] = -0.0;
+            }
+            // Max keeps +0.0; min keeps -0.0 where there is one.
+            let want = if max || neg == pos { 0.0f64 } else { -0.0 };
+            let d64 = stream.clone_htod(&data).unwrap();
+            let f32s: Vec<f32> = data.iter().map(|&x| x as f32).collect();
+            let d32 = stream.clone_htod(&f32s).unwrap();
+            let (g64, g32) = if max {
+                (q.reduce(&d64, Max).unwrap(), q.reduce(&d32, Max).unwrap())
+            } else {
+                (q.reduce(&d64, Min).unwrap(), q.reduce(&d32, Min).unwrap())
+            };
+            let what = format!("n {n}, max {max}, -0 at {neg}, +0 at {pos}");
+            assert_eq!(g64.to_bits(), want.to_bits(), "f64 {what}: got {g64:?}");
+            assert_eq!(
+                g32.to_bits(),
+                (want as f32).to_bits(),
+                "f32 {what}: got {g32:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn device_arg_reduce_every_type() {
     let Some(wk) = device(None) else { return };
