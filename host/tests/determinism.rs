@@ -24,7 +24,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::num::NonZeroU32;
-use warpkit::ops::{Max, Sum};
+use warpkit::ops::{Max, Min, Sum};
 use warpkit_builder::Target;
 use warpkit_host::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use warpkit_host::{Element, Queue, ScanKind, Warpkit, open_device, reference};
@@ -40,13 +40,32 @@ fn seeded() -> (u64, StdRng) {
 /// Values whose float sums depend on the order: magnitudes over 60 binades, both signs.
 trait Spread: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod {
     fn draw(rng: &mut StdRng) -> Self;
+    /// `|x|` (`max`: `-|x|`), or a signed zero or a NaN where `k % 61` picks one: inputs whose
+    /// min (max) is a zero of both signs among NaNs, where the NaN and signed-zero rules decide.
+    fn zero_extreme(x: Self, k: usize, max: bool) -> Self;
+}
+macro_rules! zero_extreme {
+    ($t:ty) => {
+        fn zero_extreme(x: $t, k: usize, max: bool) -> $t {
+            match k % 61 {
+                0 => -0.0,
+                1 => 0.0,
+                2 => <$t>::NAN,
+                3 => -<$t>::NAN,
+                _ if max => -x.abs(),
+                _ => x.abs(),
+            }
+        }
+    };
 }
 impl Spread for f32 {
+    zero_extreme!(f32);
     fn draw(rng: &mut StdRng) -> f32 {
         rng.random_range(-1.0f32..1.0) * 2f32.powi(rng.random_range(-30..30))
     }
 }
 impl Spread for f64 {
+    zero_extreme!(f64);
     fn draw(rng: &mut StdRng) -> f64 {
         rng.random_range(-1.0f64..1.0) * 2f64.powi(rng.random_range(-30..30))
     }
@@ -64,7 +83,8 @@ fn block_per_tile<T>(n: usize) -> Option<NonZeroU32> {
 }
 
 /// (reduce, inclusive scan, exclusive scan) hashes of `data` at element `offset`, the reduce
-/// launched with `grid` blocks (`None`: the default).
+/// launched with `grid` blocks (`None`: the default). The reduce's hash covers the sum, and
+/// the min and the max of `data` turned by [`Spread::zero_extreme`].
 fn hashes<T: Spread>(
     wk: &Warpkit,
     data: &[T],
@@ -81,7 +101,37 @@ fn hashes<T: Spread>(
     let mut out: CudaSlice<T> = stream.alloc_zeros(n + 3).unwrap();
     let view = input.slice(offset..offset + n);
     let total = q.reduce(&view, Sum).unwrap();
-    let mut result = [hash_bits(&[total]), 0, 0];
+    let mut extreme = |max: bool| {
+        let mut turned = padded.clone();
+        for (k, x) in turned[offset..offset + n].iter_mut().enumerate() {
+            *x = T::zero_extreme(*x, k, max);
+        }
+        let turned: CudaSlice<T> = stream.clone_htod(&turned).unwrap();
+        let view = turned.slice(offset..offset + n);
+        if max {
+            q.reduce(&view, Max)
+        } else {
+            q.reduce(&view, Min)
+        }
+        .unwrap()
+    };
+    let (min, max) = (extreme(false), extreme(true));
+    // Min keeps -0.0, max +0.0, NaNs skipped.
+    let (negative_zero, positive_zero) = (
+        T::zero_extreme(min, 0, false),
+        T::zero_extreme(min, 1, true),
+    );
+    assert_eq!(
+        bytemuck::bytes_of(&min),
+        bytemuck::bytes_of(&negative_zero),
+        "min"
+    );
+    assert_eq!(
+        bytemuck::bytes_of(&max),
+        bytemuck::bytes_of(&positive_zero),
+        "max"
+    );
+    let mut result = [hash_bits(&[total, min, max]), 0, 0];
     for (k, kind) in [ScanKind::Inclusive, ScanKind::Exclusive]
         .into_iter()
         .enumerate()
