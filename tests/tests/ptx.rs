@@ -57,9 +57,11 @@ fn every_module_assembles_without_stack_or_spills() {
 /// many blocks share a multiprocessor's 64K registers (allocated per warp, in 8s).
 fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
     use warpkit::device::tuning::{
-        REDUCE_THREADS, SCAN_THREADS, reduce_min_blocks_per_sm, scan_launch_bounds,
+        REDUCE_BLOCKS_PER_SM, REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM, REDUCE_THREADS, SCAN_THREADS,
+        reduce_min_blocks_per_sm, scan_launch_bounds,
     };
-    let sm90 = Target::parse(arch).expect("an embedded target").compute >= 90;
+    let compute = Target::parse(arch).expect("an embedded target").compute;
+    let sm90 = compute >= 90;
     // (item, accumulator) bytes of a library kernel's type; arg-min/max carry an index.
     let sizes = |ty: &str, indexed: bool| {
         let item = match ty {
@@ -87,10 +89,22 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
         } else if let Some(rest) = f.name.strip_prefix("warpkit_reduce_") {
             let (op, ty) = rest.split_once('_').unwrap();
             let (item, accumulator) = sizes(ty, op.starts_with("arg"));
-            (
-                REDUCE_THREADS,
-                reduce_min_blocks_per_sm(item, accumulator, sm90),
-            )
+            if compute >= 80 && matches!(rest, "min_f64" | "max_f64") {
+                // The `f64` fold: no bound, and still room for every block the grid puts on
+                // a multiprocessor.
+                let registers = f.registers.expect("ptxas reports registers");
+                assert!(
+                    65536 / (registers.div_ceil(8) * 8 * REDUCE_THREADS) >= REDUCE_BLOCKS_PER_SM,
+                    "{arch} {}: {registers} registers",
+                    f.name
+                );
+                (REDUCE_THREADS, REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM)
+            } else {
+                (
+                    REDUCE_THREADS,
+                    reduce_min_blocks_per_sm(item, accumulator, sm90),
+                )
+            }
         } else {
             (0, 0)
         };
@@ -141,10 +155,10 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
         if sm90 { scans } else { 0 },
         "{arch}: every scan from sm_90"
     );
-    // The u64, i64 and f64 sums, minima and maxima.
+    // The u64, i64 and f64 sums, the u64 and i64 minima and maxima (the f64 ones fold).
     assert_eq!(
         bounded_reduces,
-        if sm90 { 9 } else { 0 },
+        if sm90 { 7 } else { 0 },
         "{arch}: 8-byte reduces from sm_90"
     );
 }
@@ -371,6 +385,18 @@ fn redux_is_used_by_warp_reductions_where_the_target_has_it() {
         let has_redux = Target::parse(arch).unwrap().compute >= 80;
         let body = kernel_body(ptx, "warpkit_rows_reduce_sum_u32");
         assert_eq!(body.contains("redux.sync.add.u32"), has_redux, "{arch}");
+    }
+}
+
+/// The `f64` min and max reduce fold with `min.f64`/`max.f64` from sm_80 and rank below it.
+#[test]
+fn f64_min_max_reduce_fold_with_the_float_instruction_from_sm80() {
+    for &(arch, ptx) in LIBRARY_PTX {
+        let folds = Target::parse(arch).unwrap().compute >= 80;
+        for op in ["min", "max"] {
+            let body = kernel_body(ptx, &format!("warpkit_reduce_{op}_f64"));
+            assert_eq!(body.contains(&format!("{op}.f64")), folds, "{arch} {op}");
+        }
     }
 }
 

@@ -271,9 +271,9 @@ mod library {
     /// bits in any grouping once a NaN result is made canonical, so every target gives the
     /// same bits as the ranks do on sm_70 (where this kernel spilled under `ptxas` 12.9).
     /// Ranking each item took 5-6 instructions more than this one (on an H100 at 2^20 items,
-    /// warm: 6.71 and 6.93 µs for min and max against 6.30 for the `u64` min). Without a
-    /// blocks-per-SM bound: under `.minnctapersm 8` `ptxas` 12.9 pipelined the loop deeper
-    /// and spilled 36 bytes; without it, it takes 31-32 registers, so 8 blocks fit anyway.
+    /// warm: 6.71 and 6.93 µs for min and max against 6.30 for the `u64` min). Compiled
+    /// without a blocks-per-SM bound
+    /// ([`REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM`](crate::device::tuning::REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM)).
     macro_rules! num_reduce_entry {
         ($op:ident, $name:ident) => {
             crate::__reduce_kernel!(
@@ -283,7 +283,7 @@ mod library {
                 crate::ops::$op,
                 |_, x: f64| x,
                 crate::ops::canonical_nan,
-                0
+                crate::device::tuning::REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM
             );
         };
     }

@@ -11,8 +11,9 @@ pub const REDUCE_THREADS: u32 = 256;
 pub const REDUCE_BLOCKS_PER_SM: u32 = 8;
 /// Blocks per multiprocessor the library's device reduce is compiled for (`.minnctapersm`,
 /// with [`REDUCE_THREADS`]), by item and accumulator size; 0 for no bound. 8-byte items
-/// combined as 8-byte values (`u64`/`i64` sums, min and max; `f64` min and max, which combine
-/// ranks) take [`REDUCE_BLOCKS_PER_SM`] on sm_90 and newer: with one chain of combines
+/// combined as 8-byte values (`u64`/`i64` sums, min and max; `f64` min and max where they
+/// combine ranks, but see [`REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM`]) take [`REDUCE_BLOCKS_PER_SM`]
+/// on sm_90 and newer: with one chain of combines
 /// ([`super::reduce`]) `ptxas` 12.9 gave their min and max 33 registers, which rounds up to 40
 /// per thread, so 6 blocks per SM; under the bound none spills and 8 fit. On an H200 at 2^20
 /// items (warm L2) that took the `u64`/`i64` min and max from 6.6 to 5.8-6.1 µs and the
@@ -28,6 +29,11 @@ pub const fn reduce_min_blocks_per_sm(
         0
     }
 }
+/// Blocks per multiprocessor the `f64` min and max reduce is compiled for where it folds with
+/// `min.f64`/`max.f64` (sm_80 and newer): no bound. Under `.minnctapersm 8` `ptxas` 12.9
+/// pipelined that loop deeper and spilled 36 bytes; without it, it takes 31-32 registers, so
+/// [`REDUCE_BLOCKS_PER_SM`] blocks fit anyway.
+pub const REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM: u32 = 0;
 /// 16-byte loads each thread of the reduce has in flight per loop step.
 pub const REDUCE_UNROLL: usize = 4;
 /// Threads per block of the device scan.
