@@ -5,8 +5,9 @@
 //! [`Config::pairs`] pairs are taken, each pair one sample of either side, in the order
 //! A B, B A, A B, … (neither side always goes first). A sample is two CUDA events around
 //! `iters` back-to-back runs, the same two events for either side, read before the next
-//! sample starts (so the GPU is idle at the start of every sample); `iters` is the same for both sides, chosen after the warm-up
-//! so that a sample of the faster side lasts at least [`Config::min_sample`]. Cold-L2
+//! sample starts (so the GPU is idle at the start of every sample); `iters` is the same for
+//! both sides, chosen after the warm-up so that a sample of the faster side lasts at least
+//! [`Config::min_sample`]. Cold-L2
 //! samples ([`L2::Cold`]) time single runs (`iters = 1`), each after an L2 flush that is
 //! enqueued before the start event ([`crate::cold`]). Events resolve about 0.5 µs, so a
 //! cold sample of a few-µs launch is coarse on its own; the medians over the pairs are not.

@@ -197,7 +197,7 @@ float_impl! { f32, 0x7fff_ffff; f64, 0x7fff_ffff_ffff_ffff; }
 pub(crate) fn float_minmax<T: Float>(a: T, b: T, max: bool) -> T {
     let m = a.min_max_num(b, max);
     let m = if a == b { T::sign_merge(a, b, max) } else { m };
-    if m.is_nan() { T::CANONICAL_NAN } else { m }
+    canonical_nan(m)
 }
 
 /// `min.f64`: the smaller number, a NaN operand ignored (two NaNs give a NaN), `-0.0 <
@@ -232,15 +232,11 @@ macro_rules! num_f64_op {
                     }
                     d
                 }
-                // The ISA's semantics, for the host (the same numbers; a NaN result may be
-                // any NaN there as here).
+                // The same numbers on the host (where two NaNs give the canonical NaN, one
+                // of the NaNs the instruction may give).
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
-                    if a.is_nan() || b.is_nan() {
-                        return if a.is_nan() { b } else { a };
-                    }
-                    let a_first = if $max { a > b } else { a < b };
-                    if a_first || (a == b && a.is_sign_negative() != $max) { a } else { b }
+                    float_minmax(a, b, $max)
                 }
             }
             const ORDER_INDEPENDENT: bool = true;
