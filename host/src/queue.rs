@@ -277,6 +277,14 @@ impl Queue {
     ) -> Result<(), Error> {
         debug_assert!(len > 0);
         let tiles = layout::reduce_tiles(len as u64, item_bytes);
+        let tile_items =
+            u32::try_from(layout::reduce_tile_items(len as u64, item_bytes)).map_err(|_| {
+                Error::TooLarge {
+                    op: "reduce",
+                    len,
+                    max: layout::REDUCE_MAX_LEN as usize,
+                }
+            })?;
         // A grid that is resident at once: a second, partial wave would leave most of the
         // machine idle at the end (wide arg-reduce accumulators take more registers).
         let per_sm = self.reduce_blocks_per_sm(kernel)?;
@@ -293,6 +301,8 @@ impl Queue {
             slots: storage.slots.ptr,
             counter: storage.counter.ptr,
             output: output.unwrap_or(storage.result.ptr),
+            tile_items,
+            tiles: tiles as u32,
         };
         // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
         // values; the slots and the counter are zero; the callers checked input and output.

@@ -26,6 +26,12 @@ pub mod params {
         /// A `u32`, zero before the first launch; the last block resets it.
         pub counter: u64,
         pub output: u64,
+        /// Items per tile of the tiled reduce (operators whose grouping changes the result):
+        /// [`super::layout::reduce_tile_items`]`(len, item bytes)`, computed on the host so
+        /// that no block spends 64-bit divisions on it before its first load.
+        pub tile_items: u32,
+        /// Tiles of the tiled reduce: [`super::layout::reduce_tiles`]`(len, item bytes)`.
+        pub tiles: u32,
     }
 
     /// `scan` kernels: `output[..len]` = the scan of `input[..len]`.
@@ -135,6 +141,10 @@ pub mod layout {
     /// 16-byte load per thread per tile) left the float sum at 0.92× CUB on an H200.
     pub const REDUCE_MAX_TILES: u64 = 2048;
 
+    /// Items of a device reduce at most: up to this many, a tile has fewer than 2^32 items
+    /// ([`super::params::Reduce::tile_items`]).
+    pub const REDUCE_MAX_LEN: u64 = 1 << 41;
+
     /// Flagged partials that each thread of the device reduce's last block reads at once, at
     /// most.
     pub const REDUCE_FLAGGED_PARTIALS: usize = 2;
@@ -179,7 +189,10 @@ pub mod layout {
     /// [`REDUCE_UNROLL`](tuning::REDUCE_UNROLL) vectors per thread of the block at least,
     /// doubled until there are at most [`REDUCE_MAX_TILES`] tiles. A function of the length
     /// alone, so a float sum combines the same items in the same tree on every device, grid,
-    /// alignment and target.
+    /// alignment and target. Tiles of other whole numbers of steps, chosen so that the last
+    /// round of a 1056-block grid left fewer blocks idle (3121 tiles of 21 steps for 2^28
+    /// `f32`, 2081 of 63 for `f64`), made those sums 1.7-3.4% slower on an H100
+    /// (`bench-results/h100-2026-11-26-reduce-round-filling-tiles-ab.csv`).
     pub const fn reduce_tile_items(len: u64, item_bytes: usize) -> u64 {
         let mut tile = (tuning::REDUCE_THREADS as usize
             * tuning::REDUCE_UNROLL
@@ -315,7 +328,7 @@ mod tests {
 
     #[test]
     fn layouts_are_what_both_sides_assume() {
-        assert_eq!(core::mem::size_of::<params::Reduce>(), 48);
+        assert_eq!(core::mem::size_of::<params::Reduce>(), 56);
         assert_eq!(core::mem::size_of::<params::Scan>(), 72);
         assert_eq!(core::mem::size_of::<params::Rows>(), 48);
         assert_eq!(core::mem::size_of::<layout::ScanControl>(), 16);
@@ -353,6 +366,22 @@ mod tests {
         assert_eq!(layout::scan_stripes(group * 256 * 4 + 1, 12), 1); // 129 tiles
         assert_eq!(layout::reduce_tile_items(1 << 20, 4), 4096);
         assert_eq!(layout::reduce_tiles(1 << 28, 4), layout::REDUCE_MAX_TILES);
+    }
+
+    #[test]
+    fn reduce_tiles_fit_the_partials_and_the_tile_parameter() {
+        for item_bytes in [1, 2, 4, 8, 12, 16, 32] {
+            let mut len = 1u64;
+            while len <= layout::REDUCE_MAX_LEN {
+                for n in [len, len + 1, len * 3 / 2 + 7] {
+                    let tiles = layout::reduce_tiles(n, item_bytes);
+                    assert!(tiles <= layout::REDUCE_MAX_TILES, "{n} × {item_bytes} B");
+                }
+                len *= 2;
+            }
+            let longest = layout::reduce_tile_items(layout::REDUCE_MAX_LEN, item_bytes);
+            assert!(longest <= u32::MAX as u64, "{item_bytes} B");
+        }
     }
 
     #[test]

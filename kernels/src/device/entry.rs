@@ -274,6 +274,7 @@ mod library {
     /// warm: 6.71 and 6.93 µs for min and max against 6.30 for the `u64` min). Compiled
     /// without a blocks-per-SM bound
     /// ([`REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM`](crate::device::tuning::REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM)).
+    #[cfg(target_feature = "sm_80")]
     macro_rules! num_reduce_entry {
         ($op:ident, $name:ident) => {
             crate::__reduce_kernel!(

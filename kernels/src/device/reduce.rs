@@ -4,7 +4,8 @@
 //!   contiguous share with 16-byte loads ([`REDUCE_UNROLL`] in flight per thread) and writes
 //!   one partial. Any grouping gives these operators the same bits.
 //! - Others (float sums, users' operators): the input is cut into tiles whose size is a
-//!   function of the length alone ([`reduce_tile_items`]); each tile is reduced in a fixed
+//!   function of the length alone ([`reduce_tile_items`](crate::abi::layout::reduce_tile_items),
+//!   which the host passes in [`params::Reduce::tile_items`]); each tile is reduced in a fixed
 //!   tree and writes one partial, and the partials are combined in a fixed tree too. A
 //!   commutative operator (float sums) lets each thread take a strided share of its tile;
 //!   any other keeps index order in every combine (warps take consecutive runs). The same
@@ -36,7 +37,7 @@ use super::sync::Backoff;
 use super::tile_status::SlotArray;
 use super::tuning::{REDUCE_THREADS, REDUCE_UNROLL, SM90, vectorizes};
 use super::{Vector, unrolled};
-use crate::abi::layout::{REDUCE_FLAGGED_PARTIALS, reduce_flagged_batch, reduce_tile_items};
+use crate::abi::layout::{REDUCE_FLAGGED_PARTIALS, reduce_flagged_batch};
 use crate::abi::params;
 use crate::block::{self, TempStorage};
 use crate::instr::atomic::{atom_add_acq_rel_gpu_u32, atom_add_relaxed_gpu_u32};
@@ -87,13 +88,13 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
     let grid = thread::grid_dim_x();
     // SAFETY: the caller's conditions; every index is checked against `len`.
     unsafe {
+        let counter = p.counter as *mut u32;
+        let partials = Partials::<A>::new(p.partials, p.slots);
         if tid == 0 {
             // The ticket's line, asked of L2 behind the loads: after a run that left it out of
             // L2, the first block's ticket need not wait for DRAM.
             prefetch_global_l2(cvta_to_global_u64(p.counter));
         }
-        let counter = p.counter as *mut u32;
-        let partials = Partials::<A>::new(p.partials, p.slots);
         // One partial per block (order-independent operators) or per tile.
         let (partial_count, flagged) = if Op::ORDER_INDEPENDENT {
             let acc = even_share::<T, A, Op, VEC>(input, len, op, &load);
@@ -104,8 +105,8 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
             (grid as usize, flagged)
         } else {
-            let tile_items = reduce_tile_items(len as u64, size_of::<T>()) as usize;
-            let tiles = len.div_ceil(tile_items);
+            let tile_items = p.tile_items as usize;
+            let tiles = p.tiles as usize;
             let flagged = Partials::<A>::flagged(tiles);
             let mut tile = block_id;
             while tile < tiles {
