@@ -277,14 +277,15 @@ impl Queue {
     ) -> Result<(), Error> {
         debug_assert!(len > 0);
         let tiles = layout::reduce_tiles(len as u64, item_bytes);
-        let tile_items =
-            u32::try_from(layout::reduce_tile_items(len as u64, item_bytes)).map_err(|_| {
-                Error::TooLarge {
-                    op: "reduce",
-                    len,
-                    max: layout::REDUCE_MAX_LEN as usize,
-                }
-            })?;
+        if len as u64 > layout::REDUCE_MAX_LEN {
+            return Err(Error::TooLarge {
+                op: "reduce",
+                len,
+                max: layout::REDUCE_MAX_LEN as usize,
+            });
+        }
+        // Below 2^32 up to REDUCE_MAX_LEN items (checked by the layout's tests).
+        let tile_items = layout::reduce_tile_items(len as u64, item_bytes) as u32;
         // A grid that is resident at once: a second, partial wave would leave most of the
         // machine idle at the end (wide arg-reduce accumulators take more registers).
         let per_sm = self.reduce_blocks_per_sm(kernel)?;
