@@ -276,7 +276,6 @@ impl Queue {
         output: Option<u64>,
     ) -> Result<(), Error> {
         debug_assert!(len > 0);
-        let tiles = layout::reduce_tiles(len as u64, item_bytes);
         if len as u64 > layout::REDUCE_MAX_LEN {
             return Err(Error::TooLarge {
                 op: "reduce",
@@ -286,6 +285,7 @@ impl Queue {
         }
         // Below 2^32 up to REDUCE_MAX_LEN items (checked by the layout's tests).
         let tile_items = layout::reduce_tile_items(len as u64, item_bytes) as u32;
+        let tiles = layout::reduce_tiles(len as u64, item_bytes);
         // A grid that is resident at once: a second, partial wave would leave most of the
         // machine idle at the end (wide arg-reduce accumulators take more registers).
         let per_sm = self.reduce_blocks_per_sm(kernel)?;

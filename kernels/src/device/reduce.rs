@@ -88,13 +88,13 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
     let grid = thread::grid_dim_x();
     // SAFETY: the caller's conditions; every index is checked against `len`.
     unsafe {
-        let counter = p.counter as *mut u32;
-        let partials = Partials::<A>::new(p.partials, p.slots);
         if tid == 0 {
             // The ticket's line, asked of L2 behind the loads: after a run that left it out of
             // L2, the first block's ticket need not wait for DRAM.
             prefetch_global_l2(cvta_to_global_u64(p.counter));
         }
+        let counter = p.counter as *mut u32;
+        let partials = Partials::<A>::new(p.partials, p.slots);
         // One partial per block (order-independent operators) or per tile.
         let (partial_count, flagged) = if Op::ORDER_INDEPENDENT {
             let acc = even_share::<T, A, Op, VEC>(input, len, op, &load);

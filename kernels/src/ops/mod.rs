@@ -453,31 +453,22 @@ mod tests {
                 assert_eq!(bits(max), bits(Max.combine(a, b)), "max {a:?} {b:?}");
             }
         }
-        let fold = |values: &[f64], max: bool| {
-            let r = values.iter().fold(f64::CANONICAL_NAN, |acc, &x| {
-                if max {
-                    MaxNumF64.combine(acc, x)
-                } else {
-                    MinNumF64.combine(acc, x)
-                }
-            });
-            bits(canonical_nan(r))
-        };
+        // The bits of `values` folded with `op` from its identity, a NaN made canonical.
+        fn fold(op: impl ReduceOp<f64>, values: &[f64]) -> u64 {
+            let r = values
+                .iter()
+                .fold(op.identity(), |acc, &x| op.combine(acc, x));
+            canonical_nan(r).to_bits()
+        }
         let mut values = tricky;
         for rotation in 0..values.len() {
             values.rotate_left(rotation);
-            for max in [false, true] {
-                let want = values.iter().fold(f64::CANONICAL_NAN, |acc, &x| {
-                    if max {
-                        Max.combine(acc, x)
-                    } else {
-                        Min.combine(acc, x)
-                    }
-                });
-                assert_eq!(fold(&values, max), bits(want));
-                let mut reversed = values;
-                reversed.reverse();
-                assert_eq!(fold(&reversed, max), bits(want));
+            let mut reversed = values;
+            reversed.reverse();
+            let (min, max) = (fold(Min, &values), fold(Max, &values));
+            for v in [&values, &reversed] {
+                assert_eq!(fold(MinNumF64, v), min);
+                assert_eq!(fold(MaxNumF64, v), max);
             }
         }
         assert_eq!(bits(canonical_nan(f64::NAN)), 0x7fff_ffff_ffff_ffff);
