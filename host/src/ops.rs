@@ -1,17 +1,26 @@
 //! The operations of a [`Queue`]: argument checks on addresses and lengths (shared by the
 //! typed API on cudarc slices, the raw entry and custom kernels), then the typed API.
 
-use crate::element::{ArgElement, ArgOp, DeviceOp, Element, identity};
+use crate::element::{ArgElement, ArgOp, DeviceOp, Element, identity, sealed};
 use crate::error::Error;
 use crate::module::Kernel;
 use crate::queue::{Queue, ScanKind, ScanPass};
 use bytemuck::Pod;
 use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceSlice};
 
+/// A device-reduce kernel and how its blocks split the input.
+#[derive(Clone, Copy)]
+pub(crate) struct ReduceKernel {
+    pub kernel: Kernel,
+    /// The kernel's operator is order-independent (`ReduceOp::ORDER_INDEPENDENT`): its blocks
+    /// take even shares of the input, one partial each, rather than tiles.
+    pub even_share: bool,
+}
+
 /// The kernels of one value type and operator, and the sizes they work in.
 #[derive(Clone, Copy)]
 pub(crate) struct Set {
-    pub reduce: Kernel,
+    pub reduce: ReduceKernel,
     pub scan: Kernel,
     pub rows_reduce: Kernel,
     pub rows_scan: Kernel,
@@ -327,8 +336,13 @@ impl Queue {
             });
         }
         self.bind()?;
-        self.enqueue_reduce(
+        // Arg-min and arg-max are order-independent (ties go to the lowest index).
+        let reduce = ReduceKernel {
             kernel,
+            even_share: true,
+        };
+        self.enqueue_reduce(
+            reduce,
             input.ptr,
             input.len,
             item,
@@ -341,7 +355,11 @@ impl Queue {
     pub(crate) fn set<T: Element, O: DeviceOp>(&self) -> Set {
         let k = self.wk.table().of::<T>();
         Set {
-            reduce: k.reduce[O::INDEX],
+            reduce: ReduceKernel {
+                kernel: k.reduce[O::INDEX],
+                // Every library operator but the float sums is order-independent.
+                even_share: !(<T::Accum as sealed::Limits>::FLOAT && O::NAME == "sum"),
+            },
             scan: k.scan[O::INDEX],
             rows_reduce: k.rows_reduce[O::INDEX],
             rows_scan: k.rows_scan[O::INDEX],

@@ -1,8 +1,10 @@
-//! The single-pass device reduce: one launch, the last block to finish combines the partials.
+//! The single-pass device reduce: one launch, one of its blocks combines the partials.
 //!
 //! - Order-independent operators (integers, min, max, arg-min/max): each block reduces a
 //!   contiguous share with 16-byte loads ([`REDUCE_UNROLL`] in flight per thread) and writes
-//!   one partial. Any grouping gives these operators the same bits.
+//!   one partial; large inputs take several waves of blocks
+//!   ([`reduce_even_share_grid`](crate::abi::layout::reduce_even_share_grid)). Any grouping
+//!   gives these operators the same bits.
 //! - Others (float sums, users' operators): the input is cut into tiles whose size is a
 //!   function of the length alone ([`reduce_tile_items`](crate::abi::layout::reduce_tile_items),
 //!   which the host passes in [`params::Reduce::tile_items`]); each tile is reduced in a fixed
@@ -12,26 +14,37 @@
 //!   input thus gives the same bits whatever the grid, the device, the input's alignment and
 //!   the target.
 //!
-//! **The end of the launch.** Each block writes its partials and takes a ticket from a
-//! counter; the block with the last ticket combines the partials in block (tile) order, writes
-//! the result and resets the counter, so the kernel needs no second launch and no clearing
-//! launch.
-//! Two ways, chosen per launch by the number of partials (the same in every block):
+//! **The end of the launch.** Each block writes its partials; one block then combines them in
+//! block (tile) order and writes the result, so the kernel needs no second launch and no
+//! clearing launch. Two ways, chosen per launch by the number of partials (the same in every
+//! block):
 //!
-//! - *Fenced*: plain partials and an `acq_rel` ticket, whose release fence makes the block's
-//!   partial visible before the ticket is taken: a round trip to L2 on the launch's critical
-//!   path. The last block's threads read up to 8 partials each at once.
-//! - *Flagged* (sm_90 and newer, when each thread of the last block has at most
+//! - *Fenced*: plain partials and an `acq_rel` ticket from a counter, whose release fence
+//!   makes the block's partial visible before the ticket is taken: a round trip to L2 on the
+//!   launch's critical path. The block with the last ticket combines (its threads read up to
+//!   8 partials each at once) and resets the counter.
+//! - *Flagged* (sm_90 and newer, when each thread of a block has at most
 //!   [`reduce_flagged_batch`] partials to read, so all of them at once): partials published as
-//!   flagged words (`SlotArray`, the scan's tile-status format), a relaxed ticket, and the
-//!   last block polls each partial until it carries the flag, then zeroes it for the next
-//!   launch. No fence; every block publishes its partials before it takes its ticket, so when
-//!   the last ticket is drawn every store the polling waits for has been issued. On an H200
-//!   this took 0.25-0.5 µs off the reduces that take it (cold L2, 2^16 items: 5.4-5.5 →
-//!   5.0-5.2 µs for 4-byte items, 5.9-6.2 → 5.6-6.0 µs for 8-byte ones).
-//!   Where the last block's threads would read more partials than fit one batch of flagged
-//!   words, the fenced way is faster (every launch flagged, at 2^24 items the float sums'
-//!   2048 tiles took 1.1-2.4 µs longer).
+//!   flagged words (`SlotArray`, the scan's tile-status format); the combining block polls
+//!   each partial until it carries the flag, then zeroes it for the next launch. No fence. On
+//!   an H200 this took 0.25-0.5 µs off the reduces that take it (cold L2, 2^16 items: 5.4-5.5
+//!   → 5.0-5.2 µs for 4-byte items, 5.9-6.2 → 5.6-6.0 µs for 8-byte ones). Where a block's
+//!   threads would read more partials than fit one batch, the fenced way is faster (every
+//!   launch flagged, at 2^24 items the float sums' 2048 tiles took 1.1-2.4 µs longer).
+//!   Which block combines:
+//!   - order-independent operators with at most one partial per thread (grids of at most
+//!     [`REDUCE_THREADS`] blocks): block 0, as soon as it has published its own, with no
+//!     ticket, so the result waits one round trip to L2 after the last partial lands instead
+//!     of two (the ticket, then the reads). On an H100, cold L2: 2^16 items 0.1-0.3 µs faster
+//!     (`u32` sum 5.3 → 5.1 µs, `u64` sum 5.8-5.9 → 5.6-5.7 µs), 2^20 4-byte items 0.1-0.25
+//!     µs. Block 0 may wait for blocks that have not started; those wait for nothing, so they
+//!     run as soon as any block slot is free;
+//!   - otherwise the block that draws the last ticket (relaxed: every block publishes its
+//!     partials before it takes its ticket, so when the last ticket is drawn every store the
+//!     polling waits for has been issued). With two partials per thread, block 0 polling
+//!     ahead of the last blocks waited for a thread's two one after the other, and the 8-byte
+//!     reduces at 2^20 items (512 partials) ran 0.4 µs slower; order-dependent operators keep
+//!     the ticket for the registers (the `f32` sum took 34 instead of 32 with block 0).
 
 use super::sync::Backoff;
 use super::tile_status::SlotArray;
@@ -71,7 +84,8 @@ fn head_len<T>(p: *const T, len: usize) -> usize {
 ///
 /// # Safety
 /// Launched with [`REDUCE_THREADS`] threads per block and at most
-/// [`reduce_tiles`](crate::abi::layout::reduce_tiles) blocks; `p` as documented on
+/// [`reduce_tiles`](crate::abi::layout::reduce_tiles) blocks, or (order-independent
+/// operators) at most [`REDUCE_MAX_GRID`](crate::abi::layout::REDUCE_MAX_GRID); `p` as documented on
 /// [`params::Reduce`]; `shared` is this block's shared memory.
 #[inline(always)]
 pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
@@ -126,18 +140,27 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
             (tiles, flagged)
         };
-        if tid == 0 {
-            let ticket = if flagged {
-                atom_add_relaxed_gpu_u32(counter, 1)
-            } else {
-                // Release this block's partials, acquire the others' if this is the last block.
-                atom_add_acq_rel_gpu_u32(counter, 1)
-            };
-            (*shared).last = (ticket == grid - 1) as u32;
-        }
-        thread::sync_threads();
-        if (*shared).last == 0 {
-            return;
+        // Which block combines the partials (see the module docs).
+        let collect_in_block_0 =
+            flagged && Op::ORDER_INDEPENDENT && partial_count <= REDUCE_THREADS as usize;
+        if collect_in_block_0 {
+            if block_id != 0 {
+                return;
+            }
+        } else {
+            if tid == 0 {
+                let ticket = if flagged {
+                    atom_add_relaxed_gpu_u32(counter, 1)
+                } else {
+                    // Release this block's partials, acquire the others' if this is the last block.
+                    atom_add_acq_rel_gpu_u32(counter, 1)
+                };
+                (*shared).last = (ticket == grid - 1) as u32;
+            }
+            thread::sync_threads();
+            if (*shared).last == 0 {
+                return;
+            }
         }
         // Thread `t` combines the `t`-th run of consecutive partials: index order throughout.
         let run = partial_count.div_ceil(REDUCE_THREADS as usize);
@@ -151,7 +174,9 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
         let total = block::reduce(acc, op, &(*shared).warp_values);
         if tid == 0 {
             *(p.output as *mut O) = finish(total);
-            st_relaxed_gpu_u32(counter, 0);
+            if !collect_in_block_0 {
+                st_relaxed_gpu_u32(counter, 0);
+            }
         }
     }
 }
