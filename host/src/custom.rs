@@ -20,7 +20,7 @@
 use crate::context::Warpkit;
 use crate::error::Error;
 use crate::module::{Image, Module};
-use crate::ops::{Range, ReduceKernel, Set, input, output, value};
+use crate::ops::{Range, Set, input, output, value};
 use crate::queue::{Queue, ScanKind};
 use bytemuck::Pod;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
@@ -79,10 +79,7 @@ impl<T: Pod, Op: ReduceOp<T> + Default> CustomKernels<T, Op> {
             })
         };
         let set = Set {
-            reduce: ReduceKernel {
-                kernel: resolve("reduce")?,
-                even_share: Op::ORDER_INDEPENDENT,
-            },
+            reduce: resolve("reduce")?,
             scan: resolve("scan")?,
             rows_reduce: resolve("rows_reduce")?,
             rows_scan: resolve("rows_scan")?,

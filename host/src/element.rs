@@ -49,10 +49,7 @@ pub(crate) mod sealed {
         const MAX: bool;
     }
     pub trait ArgElement {}
-    pub trait Limits {
-        /// Whether the type is a float (whose sums depend on the grouping).
-        const FLOAT: bool;
-    }
+    pub trait Limits {}
 }
 
 /// A type the library's reduce and scan kernels are built for: `u32`, `i32`, `u64`, `i64`,
@@ -99,10 +96,8 @@ pub trait Limits: sealed::Limits + Copy {
 }
 
 macro_rules! limits {
-    ($($t:ty: $zero:expr, $hi:expr, $lo:expr, $float:expr;)*) => {$(
-        impl sealed::Limits for $t {
-            const FLOAT: bool = $float;
-        }
+    ($($t:ty: $zero:expr, $hi:expr, $lo:expr;)*) => {$(
+        impl sealed::Limits for $t {}
         impl Limits for $t {
             const ZERO: $t = $zero;
             const HIGHEST: $t = $hi;
@@ -112,10 +107,10 @@ macro_rules! limits {
 }
 
 limits! {
-    u32: 0, u32::MAX, 0, false; i32: 0, i32::MAX, i32::MIN, false;
-    u64: 0, u64::MAX, 0, false; i64: 0, i64::MAX, i64::MIN, false;
-    f32: -0.0, f32::from_bits(0x7fff_ffff), f32::from_bits(0x7fff_ffff), true;
-    f64: -0.0, f64::from_bits(0x7fff_ffff_ffff_ffff), f64::from_bits(0x7fff_ffff_ffff_ffff), true;
+    u32: 0, u32::MAX, 0; i32: 0, i32::MAX, i32::MIN;
+    u64: 0, u64::MAX, 0; i64: 0, i64::MAX, i64::MIN;
+    f32: -0.0, f32::from_bits(0x7fff_ffff), f32::from_bits(0x7fff_ffff);
+    f64: -0.0, f64::from_bits(0x7fff_ffff_ffff_ffff), f64::from_bits(0x7fff_ffff_ffff_ffff);
 }
 
 /// The identity of operator `O` for `T`'s accumulator: what an empty input reduces to.

@@ -1,26 +1,17 @@
 //! The operations of a [`Queue`]: argument checks on addresses and lengths (shared by the
 //! typed API on cudarc slices, the raw entry and custom kernels), then the typed API.
 
-use crate::element::{ArgElement, ArgOp, DeviceOp, Element, identity, sealed};
+use crate::element::{ArgElement, ArgOp, DeviceOp, Element, identity};
 use crate::error::Error;
 use crate::module::Kernel;
 use crate::queue::{Queue, ScanKind, ScanPass};
 use bytemuck::Pod;
 use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceSlice};
 
-/// A device-reduce kernel and how its blocks split the input.
-#[derive(Clone, Copy)]
-pub(crate) struct ReduceKernel {
-    pub kernel: Kernel,
-    /// The kernel's operator is order-independent (`ReduceOp::ORDER_INDEPENDENT`): its blocks
-    /// take even shares of the input, one partial each, rather than tiles.
-    pub even_share: bool,
-}
-
 /// The kernels of one value type and operator, and the sizes they work in.
 #[derive(Clone, Copy)]
 pub(crate) struct Set {
-    pub reduce: ReduceKernel,
+    pub reduce: Kernel,
     pub scan: Kernel,
     pub rows_reduce: Kernel,
     pub rows_scan: Kernel,
@@ -336,13 +327,8 @@ impl Queue {
             });
         }
         self.bind()?;
-        // Arg-min and arg-max are order-independent (ties go to the lowest index).
-        let reduce = ReduceKernel {
-            kernel,
-            even_share: true,
-        };
         self.enqueue_reduce(
-            reduce,
+            kernel,
             input.ptr,
             input.len,
             item,
@@ -355,11 +341,7 @@ impl Queue {
     pub(crate) fn set<T: Element, O: DeviceOp>(&self) -> Set {
         let k = self.wk.table().of::<T>();
         Set {
-            reduce: ReduceKernel {
-                kernel: k.reduce[O::INDEX],
-                // Every library operator but the float sums is order-independent.
-                even_share: !(<T::Accum as sealed::Limits>::FLOAT && O::NAME == "sum"),
-            },
+            reduce: k.reduce[O::INDEX],
             scan: k.scan[O::INDEX],
             rows_reduce: k.rows_reduce[O::INDEX],
             rows_scan: k.rows_scan[O::INDEX],

@@ -4,7 +4,6 @@
 use crate::context::Warpkit;
 use crate::error::{During as _, Error};
 use crate::module::Kernel;
-use crate::ops::ReduceKernel;
 use cudarc::driver::{
     CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, ValidAsZeroBits, result, sys,
 };
@@ -228,7 +227,7 @@ impl Queue {
     }
 
     fn reduce_storage(&mut self, value_bytes: usize) -> Result<&ReduceStorage, Error> {
-        let partial_bytes = layout::REDUCE_MAX_PARTIALS as usize * value_bytes;
+        let partial_bytes = layout::REDUCE_MAX_TILES as usize * value_bytes;
         let slot_words = layout::reduce_slot_words(value_bytes);
         let fits = self.reduce.as_ref().is_some_and(|s| {
             s.partials.len >= partial_bytes
@@ -254,7 +253,7 @@ impl Queue {
             self.reduce = Some(ReduceStorage {
                 partials: Buffer::new(
                     &self.stream,
-                    layout::REDUCE_MAX_PARTIALS as usize * bytes,
+                    layout::REDUCE_MAX_TILES as usize * bytes,
                     false,
                 )?,
                 slots,
@@ -269,7 +268,7 @@ impl Queue {
     /// value of `value_bytes` to `output` (`None`: the queue's result slot).
     pub(crate) fn enqueue_reduce(
         &mut self,
-        reduce: ReduceKernel,
+        kernel: Kernel,
         input: u64,
         len: usize,
         item_bytes: usize,
@@ -288,22 +287,13 @@ impl Queue {
         let tile_items = layout::reduce_tile_items(len as u64, item_bytes) as u32;
         let tiles = layout::reduce_tiles(len as u64, item_bytes);
         // A grid that is resident at once: a second, partial wave would leave most of the
-        // machine idle at the end (wide arg-reduce accumulators take more registers). Even
-        // shares of a large input take several whole waves instead (see the layout).
-        let per_sm = self.reduce_blocks_per_sm(reduce.kernel)?;
-        let resident = (self.wk.multiprocessors() * per_sm) as u64;
-        let waves = if reduce.even_share {
-            layout::reduce_even_share_grid(len as u64, item_bytes, resident)
-        } else {
-            resident
-        };
-        // At most one block per tile, or the waves of a large even share (the partials hold
-        // either).
-        let most = if waves > resident { waves } else { tiles };
+        // machine idle at the end (wide arg-reduce accumulators take more registers).
+        let per_sm = self.reduce_blocks_per_sm(kernel)?;
+        let max = (self.wk.multiprocessors() * per_sm) as u64;
         let grid = self
             .reduce_grid
-            .map_or(waves, |g| g.get() as u64)
-            .clamp(1, most) as u32;
+            .map_or(max, |g| g.get() as u64)
+            .clamp(1, tiles) as u32;
         let storage = self.reduce_storage(value_bytes)?;
         let params = params::Reduce {
             input,
@@ -315,9 +305,8 @@ impl Queue {
             tile_items,
             tiles: tiles as u32,
         };
-        // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_PARTIALS
+        // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
         // values; the slots and the counter are zero; the callers checked input and output.
-        let kernel = reduce.kernel;
         unsafe { kernel.launch(&self.stream, grid, REDUCE_THREADS, &params, "reduce launch") }
     }
 

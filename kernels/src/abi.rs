@@ -17,7 +17,7 @@ pub mod params {
     pub struct Reduce {
         pub input: u64,
         pub len: u64,
-        /// Room for [`super::layout::REDUCE_MAX_PARTIALS`] partial results (the fenced end).
+        /// Room for [`super::layout::REDUCE_MAX_TILES`] partial results (the fenced end).
         pub partials: u64,
         /// [`super::layout::reduce_slot_words`]`(accumulator bytes)` 64-bit words, 16-byte
         /// aligned, zero before the first launch; each launch leaves them zero (the flagged
@@ -140,40 +140,6 @@ pub mod layout {
     /// larger tiles spend less time in them: at 2^24 `f64`, 8192 tiles of 2 048 items (one
     /// 16-byte load per thread per tile) left the float sum at 0.92× CUB on an H200.
     pub const REDUCE_MAX_TILES: u64 = 2048;
-
-    /// Blocks of an even-share device reduce (order-independent operators, one partial per
-    /// block) at most: [`reduce_even_share_grid`] never asks for more.
-    pub const REDUCE_MAX_GRID: u64 = 8192;
-
-    /// Plain partials of a device reduce at most ([`super::params::Reduce::partials`]): one per
-    /// tile or one per block of an even-share grid.
-    pub const REDUCE_MAX_PARTIALS: u64 = if REDUCE_MAX_GRID > REDUCE_MAX_TILES {
-        REDUCE_MAX_GRID
-    } else {
-        REDUCE_MAX_TILES
-    };
-
-    /// Blocks of an even-share device reduce over `len` items of `item_bytes` on a device that
-    /// holds `resident` of its blocks at once: [`REDUCE_EVEN_SHARE_WAVES`](tuning::REDUCE_EVEN_SHARE_WAVES)
-    /// waves of them where each block still gets
-    /// [`REDUCE_EVEN_SHARE_MIN_STEPS`](tuning::REDUCE_EVEN_SHARE_MIN_STEPS) steps of
-    /// [`REDUCE_UNROLL`](tuning::REDUCE_UNROLL) 16-byte vectors per thread, else one wave
-    /// (`resident`); at most [`REDUCE_MAX_GRID`].
-    pub const fn reduce_even_share_grid(len: u64, item_bytes: usize, resident: u64) -> u64 {
-        let step_bytes = (tuning::REDUCE_THREADS as usize * tuning::REDUCE_UNROLL * 16) as u64;
-        let steps = len * item_bytes as u64 / step_bytes;
-        let waves = tuning::REDUCE_EVEN_SHARE_WAVES * resident;
-        let grid = if steps >= tuning::REDUCE_EVEN_SHARE_MIN_STEPS * waves {
-            waves
-        } else {
-            resident
-        };
-        if grid > REDUCE_MAX_GRID {
-            REDUCE_MAX_GRID
-        } else {
-            grid
-        }
-    }
 
     /// Items of a device reduce at most: up to this many, a tile has fewer than 2^32 items
     /// ([`super::params::Reduce::tile_items`]).
@@ -415,27 +381,6 @@ mod tests {
             }
             let longest = layout::reduce_tile_items(layout::REDUCE_MAX_LEN, item_bytes);
             assert!(longest <= u32::MAX as u64, "{item_bytes} B");
-        }
-    }
-
-    #[test]
-    fn even_share_grids_take_waves_only_for_large_inputs() {
-        let resident = 132 * 8; // an H100's 132 SMs, 8 blocks each
-        let grid = |len: u64, item_bytes| layout::reduce_even_share_grid(len, item_bytes, resident);
-        // 5 waves need 4 steps (256 threads × 4 × 16 B) per block: 2^28 items of 4 or 8 bytes.
-        assert_eq!(grid(1 << 28, 4), 5 * resident);
-        assert_eq!(grid(1 << 28, 8), 5 * resident);
-        let least = 4 * 5 * resident * 16384; // bytes
-        assert_eq!(grid(least / 4, 4), 5 * resident);
-        assert_eq!(grid(least / 4 - 1, 4), resident);
-        assert_eq!(grid(1 << 24, 4), resident);
-        assert_eq!(grid(1, 16), resident);
-        // Never more blocks than the partials hold, on any device.
-        for resident in [1, 1056, 1 << 12, 1 << 20] {
-            for len in [1, 1 << 20, 1 << 30, layout::REDUCE_MAX_LEN] {
-                let g = layout::reduce_even_share_grid(len, 32, resident);
-                assert!(g <= layout::REDUCE_MAX_GRID && g <= layout::REDUCE_MAX_PARTIALS);
-            }
         }
     }
 

@@ -2,9 +2,7 @@
 //!
 //! - Order-independent operators (integers, min, max, arg-min/max): each block reduces a
 //!   contiguous share with 16-byte loads ([`REDUCE_UNROLL`] in flight per thread) and writes
-//!   one partial; large inputs take several waves of blocks
-//!   ([`reduce_even_share_grid`](crate::abi::layout::reduce_even_share_grid)). Any grouping
-//!   gives these operators the same bits.
+//!   one partial. Any grouping gives these operators the same bits.
 //! - Others (float sums, users' operators): the input is cut into tiles whose size is a
 //!   function of the length alone ([`reduce_tile_items`](crate::abi::layout::reduce_tile_items),
 //!   which the host passes in [`params::Reduce::tile_items`]); each tile is reduced in a fixed
@@ -84,8 +82,7 @@ fn head_len<T>(p: *const T, len: usize) -> usize {
 ///
 /// # Safety
 /// Launched with [`REDUCE_THREADS`] threads per block and at most
-/// [`reduce_tiles`](crate::abi::layout::reduce_tiles) blocks, or (order-independent
-/// operators) at most [`REDUCE_MAX_GRID`](crate::abi::layout::REDUCE_MAX_GRID); `p` as documented on
+/// [`reduce_tiles`](crate::abi::layout::reduce_tiles) blocks; `p` as documented on
 /// [`params::Reduce`]; `shared` is this block's shared memory.
 #[inline(always)]
 pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(

@@ -9,21 +9,6 @@ pub const REDUCE_THREADS: u32 = 256;
 /// 8 against 4: integer sums and min/max and float min/max 1.5-2.5% faster, level with CUB
 /// (0.99-1.00x, from 0.96-0.98x); float sums unchanged.
 pub const REDUCE_BLOCKS_PER_SM: u32 = 8;
-/// Waves of blocks in the grid of an even-share reduce over a large input
-/// ([`reduce_even_share_grid`](crate::abi::layout::reduce_even_share_grid); CUB's subscription
-/// factor). With one resident wave each block's share is fixed, so the multiprocessors that
-/// draw less bandwidth finish last (Nsight Compute, H100, u32 sum at 2^28: the busiest SM
-/// active 4.9% longer than the average, CUB's 1.4%); with several, the blocks of later waves
-/// go to the multiprocessors that finish first. On an H100 at 2^28 items, 5 waves took the
-/// 4-byte integer sum, min and max and the `f32` min and max from 352-354 to 349-352 µs (0.99×
-/// to 1.00× CUB) and the 8-byte ones from 700 to 697-698 µs; 3 waves gained nothing (`u64`
-/// min 0.9% slower), 8 and 12 about as much as 5
-/// (`bench-results/h100-2026-11-26-reduce-waves-ab.csv`).
-pub const REDUCE_EVEN_SHARE_WAVES: u64 = 5;
-/// Steps of [`REDUCE_UNROLL`] vectors per thread each block of an even-share reduce must get
-/// for the grid to take [`REDUCE_EVEN_SHARE_WAVES`] waves (one wave below: smaller inputs
-/// were not measured with more).
-pub const REDUCE_EVEN_SHARE_MIN_STEPS: u64 = 4;
 /// Blocks per multiprocessor the library's device reduce is compiled for (`.minnctapersm`,
 /// with [`REDUCE_THREADS`]), by item and accumulator size; 0 for no bound. 8-byte items
 /// combined as 8-byte values (`u64`/`i64` sums, min and max, the `f64` sum) take
