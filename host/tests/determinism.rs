@@ -227,7 +227,7 @@ fn concurrent_scans_on_different_streams() {
     let ctx = open_device(0).unwrap();
     let lanes: Vec<_> = (0..8)
         .map(|k| {
-            let n = if k % 4 == 2 { 1 << 16 } else { 1 << 23 } + 977 * k;
+            let n = (if k % 4 == 2 { 1 << 16 } else { 1 << 23 }) + 977 * k;
             let data: Vec<u32> = (0..n).map(|_| rng.random_range(0..1 << 20)).collect();
             let stream = ctx.new_stream().unwrap();
             let mut q = Queue::new(&wk, &stream).unwrap();
