@@ -32,17 +32,20 @@
 //!   Which block combines:
 //!   - order-independent operators with at most one partial per thread (grids of at most
 //!     [`REDUCE_THREADS`] blocks): block 0, as soon as it has published its own, with no
-//!     ticket, so the result waits one round trip to L2 after the last partial lands instead
-//!     of two (the ticket, then the reads). On an H100, cold L2: 2^16 items 0.1-0.3 µs faster
-//!     (`u32` sum 5.3 → 5.1 µs, `u64` sum 5.8-5.9 → 5.6-5.7 µs), 2^20 4-byte items 0.1-0.25
-//!     µs. Block 0 may wait for blocks that have not started; those wait for nothing, so they
-//!     run as soon as any block slot is free;
+//!     ticket (nor a prefetch of its line), so the result waits one round trip to L2 after
+//!     the last partial lands instead of two (the ticket, then the reads). On an H100, cold
+//!     L2: 2^16 items 0.1-0.3 µs faster (`u32` sum 5.3 → 5.1 µs, `u64` sum 5.8-5.9 → 5.6-5.7
+//!     µs), 2^20 4-byte items 0.1-0.25 µs. Block 0 may wait for blocks that have not started;
+//!     those wait for nothing, so they run as soon as any block slot is free;
 //!   - otherwise the block that draws the last ticket (relaxed: every block publishes its
 //!     partials before it takes its ticket, so when the last ticket is drawn every store the
 //!     polling waits for has been issued). With two partials per thread, block 0 polling
 //!     ahead of the last blocks waited for a thread's two one after the other, and the 8-byte
-//!     reduces at 2^20 items (512 partials) ran 0.4 µs slower; order-dependent operators keep
-//!     the ticket for the registers (the `f32` sum took 34 instead of 32 with block 0).
+//!     reduces at 2^20 items (512 partials) ran 0.4 µs slower; re-reading both each round
+//!     until both had landed was slower still, on an H200: 0.3-0.4 µs at 2^20, and, for the
+//!     one partial per thread of 8-byte accumulators at 2^16, 0.7-1.0 µs slower cold than
+//!     waiting for each in turn (not understood). Order-dependent operators keep the ticket
+//!     for the registers (the `f32` sum took 34 instead of 32 with block 0).
 
 use super::sync::Backoff;
 use super::tile_status::SlotArray;
@@ -99,7 +102,7 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
     let grid = thread::grid_dim_x();
     // SAFETY: the caller's conditions; every index is checked against `len`.
     unsafe {
-        if tid == 0 {
+        if tid == 0 && !collects_in_block_0::<A, Op>(grid as usize) {
             // The ticket's line, asked of L2 behind the loads: after a run that left it out of
             // L2, the first block's ticket need not wait for DRAM.
             prefetch_global_l2(cvta_to_global_u64(p.counter));
@@ -137,9 +140,7 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
             (tiles, flagged)
         };
-        // Which block combines the partials (see the module docs).
-        let collect_in_block_0 =
-            flagged && Op::ORDER_INDEPENDENT && partial_count <= REDUCE_THREADS as usize;
+        let collect_in_block_0 = collects_in_block_0::<A, Op>(grid as usize);
         if collect_in_block_0 {
             if block_id != 0 {
                 return;
@@ -176,6 +177,14 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
         }
     }
+}
+
+/// Whether block 0 combines the partials of a launch of `grid` blocks, with no ticket (see the
+/// [module docs](self)): order-independent operators (one partial per block) that take the
+/// flagged end with one partial per thread.
+#[inline(always)]
+fn collects_in_block_0<A: Pod, Op: ReduceOp<A>>(grid: usize) -> bool {
+    Op::ORDER_INDEPENDENT && Partials::<A>::flagged(grid) && grid <= REDUCE_THREADS as usize
 }
 
 /// The reduce's partials: plain values ([`params::Reduce::partials`]) or flagged slots
@@ -407,13 +416,14 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
         };
         let mut chains = [op.identity(); REDUCE_UNROLL];
-        let mut first = tiles * block / grid * tile_vectors + tid;
+        let first = tiles * block / grid * tile_vectors + tid;
         let end = tiles * (block + 1) / grid * tile_vectors;
-        while first < end {
+        // One tile from `at`, the thread's vector `first` of the input.
+        let mut tile = |at: *const Vector<T, VEC>, first: usize| {
             let mut loaded = [Vector([T::zeroed(); VEC]); REDUCE_UNROLL];
             #[allow(clippy::needless_range_loop)] // index loops unroll; array iterators do not
             for u in 0..REDUCE_UNROLL {
-                loaded[u] = *vectors.add(first + u * threads);
+                loaded[u] = *at.add(u * threads);
             }
             unrolled::<REDUCE_UNROLL>(|u| {
                 let item = head + (first + u * threads) * VEC;
@@ -422,7 +432,25 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                     chains[c] = op.combine(chains[c], load(item + e, loaded[u].0[e]));
                 }
             });
-            first += tile_vectors;
+        };
+        if size_of::<T>() == 8 {
+            // The loop on the address alone: `ptxas` 12.9 then gives the 8-byte arg-reduces 32
+            // registers instead of 40 on sm_90 and sm_100a (8 blocks per SM instead of 6; the
+            // `u64` arg-min at 2^27 items 276-290 → 259-270 µs on an H200), the `u64` sums,
+            // min and max 32 instead of 34 on sm_80. For 4-byte items it gave the integer
+            // reduces 34 instead of 32 (sm_90).
+            let mut at = vectors.add(first);
+            let end = vectors.add(end);
+            while at < end {
+                tile(at, at.offset_from_unsigned(vectors));
+                at = at.add(tile_vectors);
+            }
+        } else {
+            let mut first = first;
+            while first < end {
+                tile(vectors.add(first), first);
+                first += tile_vectors;
+            }
         }
         unrolled::<REDUCE_UNROLL>(|c| {
             if c < chains_used {
