@@ -439,11 +439,13 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
             // `u64` arg-min at 2^27 items 276-290 → 259-270 µs on an H200), the `u64` sums,
             // min and max 32 instead of 34 on sm_80. For 4-byte items it gave the integer
             // reduces 34 instead of 32 (sm_90).
-            let mut at = vectors.add(first);
-            let end = vectors.add(end);
+            // Wrapping: a block with no tile, and the step after a block's last, point past
+            // the input.
+            let mut at = vectors.wrapping_add(first);
+            let end = vectors.wrapping_add(end);
             while at < end {
                 tile(at, at.offset_from_unsigned(vectors));
-                at = at.add(tile_vectors);
+                at = at.wrapping_add(tile_vectors);
             }
         } else {
             let mut first = first;
