@@ -29,13 +29,6 @@
 //!   → 5.0-5.2 µs for 4-byte items, 5.9-6.2 → 5.6-6.0 µs for 8-byte ones). Where a block's
 //!   threads would read more partials than fit one batch, the fenced way is faster (every
 //!   launch flagged, at 2^24 items the float sums' 2048 tiles took 1.1-2.4 µs longer).
-//!   Each block asks L2 for the line of its (first) slot as it starts: after a run that left
-//!   the slots out of L2 (a publish writes part of a line, which L2 takes without reading
-//!   it), the combining block's reads of them waited for DRAM. Timelines of single launches
-//!   from `%globaltimer` stamps, on an H200 after a flush of L2, 2^16 items: the `u32` sum's
-//!   result written 2.11-2.14 → 1.89-1.98 µs after its first block started (event to event
-//!   5.22-5.28 → 5.06-5.12 µs), the `u64` sum's 2.69 → 2.50 µs, the `f64` max's 2.91 →
-//!   2.75-2.78 µs; at 2^20 items, where the loads take 2-4 µs, no change.
 //!   Which block combines:
 //!   - order-independent operators with at most one partial per thread (grids of at most
 //!     [`REDUCE_THREADS`] blocks): block 0, as soon as it has published its own, with no
@@ -109,24 +102,13 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
     let grid = thread::grid_dim_x();
     // SAFETY: the caller's conditions; every index is checked against `len`.
     unsafe {
+        if tid == 0 && !collects_in_block_0::<A, Op>(grid as usize) {
+            // The ticket's line, asked of L2 behind the loads: after a run that left it out of
+            // L2, the first block's ticket need not wait for DRAM.
+            prefetch_global_l2(cvta_to_global_u64(p.counter));
+        }
         let counter = p.counter as *mut u32;
         let partials = Partials::<A>::new(p.partials, p.slots);
-        if tid == 0 {
-            // Lines asked of L2 behind the loads, which after a run that left them out of L2
-            // need not then wait for DRAM: the ticket's, and that of the block's first flagged
-            // partial (the host clamps the grid to the tiles, so every block has one).
-            if !collects_in_block_0::<A, Op>(grid as usize) {
-                prefetch_global_l2(cvta_to_global_u64(p.counter));
-            }
-            let count = if Op::ORDER_INDEPENDENT {
-                grid as usize
-            } else {
-                p.tiles as usize
-            };
-            if Partials::<A>::flagged(count) {
-                partials.slots().prefetch::<A>(block_id);
-            }
-        }
         // One partial per block (order-independent operators) or per tile.
         let (partial_count, flagged) = if Op::ORDER_INDEPENDENT {
             let acc = even_share::<T, A, Op, VEC>(input, len, op, &load);

@@ -15,8 +15,8 @@
 
 use crate::abi::layout::{SCAN_GROUP, status_words_per_slot};
 use crate::instr::memory::{
-    cvta_to_global_u64, ld_relaxed_gpu_u64, ld_relaxed_gpu_v2_u64, prefetch_global_l2,
-    st_relaxed_gpu_u64, st_relaxed_gpu_v2_u64,
+    cvta_to_global_u64, ld_relaxed_gpu_u64, ld_relaxed_gpu_v2_u64, st_relaxed_gpu_u64,
+    st_relaxed_gpu_v2_u64,
 };
 use crate::warp::shfl::map_words;
 use bytemuck::Pod;
@@ -178,17 +178,6 @@ impl SlotArray {
         // them.
         // SAFETY: the caller's condition.
         unsafe { publish_at(self.slot::<A>(i), 0, A::zeroed()) }
-    }
-
-    /// Asks L2 for the line holding slot `i`, so that a read after its publish need not wait
-    /// for DRAM (after the array has left L2).
-    ///
-    /// # Safety
-    /// The slot is inside the array.
-    #[inline(always)]
-    pub unsafe fn prefetch<A>(self, i: usize) {
-        // SAFETY: the caller's condition: a global address inside the array.
-        unsafe { prefetch_global_l2(cvta_to_global_u64(self.slot::<A>(i) as u64)) }
     }
 }
 
