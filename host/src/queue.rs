@@ -294,6 +294,8 @@ impl Queue {
             .reduce_grid
             .map_or(max, |g| g.get() as u64)
             .clamp(1, tiles) as u32;
+        let (share_tiles, share_extra) =
+            layout::reduce_even_share(input, len as u64, item_bytes, grid);
         let storage = self.reduce_storage(value_bytes)?;
         let params = params::Reduce {
             input,
@@ -304,6 +306,8 @@ impl Queue {
             output: output.unwrap_or(storage.result.ptr),
             tile_items,
             tiles: tiles as u32,
+            share_tiles,
+            share_extra,
         };
         // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
         // values; the slots and the counter are zero; the callers checked input and output.

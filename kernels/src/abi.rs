@@ -32,6 +32,15 @@ pub mod params {
         pub tile_items: u32,
         /// Tiles of the tiled reduce: [`super::layout::reduce_tiles`]`(len, item bytes)`.
         pub tiles: u32,
+        /// The even share of the order-independent reduces (16-byte items' vectors in tiles
+        /// of [`REDUCE_UNROLL`](crate::device::tuning::REDUCE_UNROLL) per thread): block `b`
+        /// takes tiles from `b × share_tiles + min(b, share_extra)`, `share_tiles` of them and
+        /// one more if `b < share_extra`. [`super::layout::reduce_even_share`]`(input, len,
+        /// item bytes, grid)`, computed on the host so that no block divides by the grid
+        /// before its first load.
+        pub share_tiles: u32,
+        /// See [`Self::share_tiles`].
+        pub share_extra: u32,
     }
 
     /// `scan` kernels: `output[..len]` = the scan of `input[..len]`.
@@ -185,6 +194,57 @@ pub mod layout {
             * status_words_per_slot(accumulator_bytes)
     }
 
+    /// Items of `item_bytes` at `input` before its first 16-byte boundary, at most `len`: the
+    /// device reduce combines these one at a time, the rest in 16-byte vectors.
+    pub const fn reduce_head_items(input: u64, len: u64, item_bytes: usize) -> u64 {
+        let per_vector = (16 / item_bytes) as u64;
+        let misaligned = (input % 16) / item_bytes as u64;
+        let head = (per_vector - misaligned) % per_vector;
+        if head < len { head } else { len }
+    }
+
+    /// The even share of the order-independent device reduces over `len` items of
+    /// `item_bytes` at `input` on `grid` blocks ([`super::params::Reduce::share_tiles`],
+    /// [`super::params::Reduce::share_extra`]): the whole tiles of
+    /// [`REDUCE_THREADS`](tuning::REDUCE_THREADS) × [`REDUCE_UNROLL`](tuning::REDUCE_UNROLL)
+    /// vectors after the head, divided as evenly as whole tiles allow. `(0, 0)` for items
+    /// that do not move in 16-byte vectors (those kernels stride over the grid instead).
+    pub const fn reduce_even_share(
+        input: u64,
+        len: u64,
+        item_bytes: usize,
+        grid: u32,
+    ) -> (u32, u32) {
+        if !tuning::vectorizes(item_bytes) {
+            return (0, 0);
+        }
+        let body = len - reduce_head_items(input, len, item_bytes);
+        let tile_items = (tuning::REDUCE_THREADS as usize
+            * tuning::REDUCE_UNROLL
+            * tuning::vector_items(item_bytes)) as u64;
+        let tiles = body / tile_items;
+        ((tiles / grid as u64) as u32, (tiles % grid as u64) as u32)
+    }
+
+    /// Block `block`'s run of the even share ([`reduce_even_share`]'s `(share_tiles,
+    /// share_extra)`): its first tile and how many it takes.
+    #[inline(always)]
+    pub const fn reduce_share_tiles(
+        block: usize,
+        share_tiles: usize,
+        share_extra: usize,
+    ) -> (usize, usize) {
+        let extra_before = if block < share_extra {
+            block
+        } else {
+            share_extra
+        };
+        (
+            block * share_tiles + extra_before,
+            share_tiles + (block < share_extra) as usize,
+        )
+    }
+
     /// Items per tile of the device reduce over `len` items of `item_bytes` each:
     /// [`REDUCE_UNROLL`](tuning::REDUCE_UNROLL) vectors per thread of the block at least,
     /// doubled until there are at most [`REDUCE_MAX_TILES`] tiles. A function of the length
@@ -304,6 +364,7 @@ macro_rules! kernel_name {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::tuning;
 
     /// The flagged partials: a launch that takes the flagged end has at most
     /// `REDUCE_THREADS × reduce_flagged_batch` partials, whose slots must fit; the host sizes
@@ -328,7 +389,7 @@ mod tests {
 
     #[test]
     fn layouts_are_what_both_sides_assume() {
-        assert_eq!(core::mem::size_of::<params::Reduce>(), 56);
+        assert_eq!(core::mem::size_of::<params::Reduce>(), 64);
         assert_eq!(core::mem::size_of::<params::Scan>(), 72);
         assert_eq!(core::mem::size_of::<params::Rows>(), 48);
         assert_eq!(core::mem::size_of::<layout::ScanControl>(), 16);
@@ -382,6 +443,55 @@ mod tests {
             let longest = layout::reduce_tile_items(layout::REDUCE_MAX_LEN, item_bytes);
             assert!(longest <= u32::MAX as u64, "{item_bytes} B");
         }
+    }
+
+    /// The host's even share: the blocks' runs of tiles follow one another and cover every
+    /// whole tile after the head, whatever the alignment, the length and the grid.
+    #[test]
+    fn reduce_even_share_covers_the_body_once() {
+        for item_bytes in [1usize, 2, 4, 8, 16] {
+            let tile_items = (tuning::REDUCE_THREADS as usize
+                * tuning::REDUCE_UNROLL
+                * tuning::vector_items(item_bytes)) as u64;
+            for offset in (0..16).step_by(item_bytes) {
+                let input = 0x7f00_0000_0000 + offset as u64;
+                for len in [
+                    1u64,
+                    15,
+                    tile_items - 1,
+                    tile_items + 3,
+                    33 * tile_items + 5,
+                    1 << 28,
+                ] {
+                    // The head, counted item by item.
+                    let head = (0..len)
+                        .find(|&i| (input + i * item_bytes as u64).is_multiple_of(16))
+                        .unwrap_or(len);
+                    assert_eq!(layout::reduce_head_items(input, len, item_bytes), head);
+                    let tiles = (len - head) / tile_items;
+                    for grid in [1u32, 2, 7, 16, 255, 1056] {
+                        let (per, extra) = layout::reduce_even_share(input, len, item_bytes, grid);
+                        assert!(extra < grid, "{item_bytes} B, {len}, {grid}");
+                        let mut next = 0;
+                        for block in 0..grid as usize {
+                            let (first, count) =
+                                layout::reduce_share_tiles(block, per as usize, extra as usize);
+                            assert_eq!(
+                                first as u64, next,
+                                "{item_bytes} B, {len}, {grid}, block {block}"
+                            );
+                            assert!(count as u64 <= tiles.div_ceil(grid as u64));
+                            next += count as u64;
+                        }
+                        assert_eq!(
+                            next, tiles,
+                            "{item_bytes} B +{offset}, {len} items, {grid} blocks"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(layout::reduce_even_share(0, 1 << 20, 12, 16), (0, 0));
     }
 
     #[test]

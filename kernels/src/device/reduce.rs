@@ -51,7 +51,9 @@ use super::sync::Backoff;
 use super::tile_status::SlotArray;
 use super::tuning::{REDUCE_THREADS, REDUCE_UNROLL, SM90, vectorizes};
 use super::{Vector, unrolled};
-use crate::abi::layout::{REDUCE_FLAGGED_PARTIALS, reduce_flagged_batch};
+use crate::abi::layout::{
+    REDUCE_FLAGGED_PARTIALS, reduce_flagged_batch, reduce_head_items, reduce_share_tiles,
+};
 use crate::abi::params;
 use crate::block::{self, TempStorage};
 use crate::instr::atomic::{atom_add_acq_rel_gpu_u32, atom_add_relaxed_gpu_u32};
@@ -60,7 +62,6 @@ use crate::kernel as thread;
 use crate::ops::ReduceOp;
 use bytemuck::Pod;
 use core::mem::size_of;
-use core::num::NonZeroUsize;
 
 /// The block's shared memory.
 #[repr(C)]
@@ -71,14 +72,6 @@ pub struct ReduceShared<A> {
 
 /// Plain partials the last block's threads load at once (the fenced end).
 const FINAL_BATCH: usize = 8;
-
-/// Elements before the first 16-byte boundary of `p`, at most `len`.
-#[inline(always)]
-fn head_len<T>(p: *const T, len: usize) -> usize {
-    let per_vector = 16 / size_of::<T>();
-    let misaligned = (p as usize % 16) / size_of::<T>();
-    ((per_vector - misaligned) % per_vector).min(len)
-}
 
 /// One block of the device reduce (see the [module docs](self)): items `T` are combined as
 /// `A` (`load` gets each item with its index), the result is written as `finish(total)`.
@@ -111,7 +104,8 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
         let partials = Partials::<A>::new(p.partials, p.slots);
         // One partial per block (order-independent operators) or per tile.
         let (partial_count, flagged) = if Op::ORDER_INDEPENDENT {
-            let acc = even_share::<T, A, Op, VEC>(input, len, op, &load);
+            let share = (p.share_tiles as usize, p.share_extra as usize);
+            let acc = even_share::<T, A, Op, VEC>(input, len, share, op, &load);
             let total = block::reduce(acc, op, &(*shared).warp_values);
             let flagged = Partials::<A>::flagged(grid as usize);
             if tid == 0 {
@@ -347,7 +341,8 @@ unsafe fn wait_for<A: Pod>(slots: SlotArray, i: usize) -> A {
 
 /// The thread's share, in any order (order-independent operators), CUB's "even share": the
 /// input's 16-byte vectors form tiles of [`REDUCE_UNROLL`] vectors per thread, and block `b`
-/// takes the `b`-th of `grid` nearly equal runs of consecutive tiles. A step's loads are then
+/// takes the `b`-th of `grid` nearly equal runs of consecutive tiles, as `share` (`(tiles per
+/// block, blocks with one more)`, [`params::Reduce::share_tiles`]) says. A step's loads are then
 /// one address plus constant offsets, which leaves the registers to hold every load of the
 /// step in flight. Grid-strided loads each needed a 64-bit address, and `ptxas` issued the
 /// `u64` sum's four loads one after another (SASS); on an H200 at 2^28 items the even share
@@ -358,6 +353,7 @@ unsafe fn wait_for<A: Pod>(slots: SlotArray, i: usize) -> A {
 unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
     input: *const T,
     len: usize,
+    (share_tiles, share_extra): (usize, usize),
     op: Op,
     load: &impl Fn(usize, T) -> A,
 ) -> A {
@@ -377,9 +373,7 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         let threads = REDUCE_THREADS as usize;
         let tid = thread::thread_idx_x() as usize;
         let block = thread::block_idx_x() as usize;
-        // A launched grid has at least one block.
-        let grid = NonZeroUsize::new_unchecked(thread::grid_dim_x() as usize);
-        let head = head_len(input, len);
+        let head = reduce_head_items(input as u64, len as u64, size_of::<T>()) as usize;
         let body = (len - head) / VEC;
         let tail = head + body * VEC;
         // The items before the first 16-byte boundary: combined before the loop, but after it
@@ -416,8 +410,8 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
         };
         let mut chains = [op.identity(); REDUCE_UNROLL];
-        let first = tiles * block / grid * tile_vectors + tid;
-        let end = tiles * (block + 1) / grid * tile_vectors;
+        let (first_tile, block_tiles) = reduce_share_tiles(block, share_tiles, share_extra);
+        let first = first_tile * tile_vectors + tid;
         // One tile from `at`, the thread's vector `first` of the input.
         let mut tile = |at: *const Vector<T, VEC>, first: usize| {
             let mut loaded = [Vector([T::zeroed(); VEC]); REDUCE_UNROLL];
@@ -433,26 +427,18 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                 }
             });
         };
-        if size_of::<T>() == 8 {
-            // The loop on the address alone: `ptxas` 12.9 then gives the 8-byte arg-reduces 32
-            // registers instead of 40 on sm_90 and sm_100a (8 blocks per SM instead of 6; the
-            // `u64` arg-min at 2^27 items 276-290 → 259-270 µs on an H200), the `u64` sums,
-            // min and max 32 instead of 34 on sm_80. For 4-byte items it gave the integer
-            // reduces 34 instead of 32 (sm_90).
-            // Wrapping: a block with no tile, and the step after a block's last, point past
-            // the input.
-            let mut at = vectors.wrapping_add(first);
-            let end = vectors.wrapping_add(end);
-            while at < end {
-                tile(at, at.offset_from_unsigned(vectors));
-                at = at.wrapping_add(tile_vectors);
-            }
-        } else {
-            let mut first = first;
-            while first < end {
-                tile(vectors.add(first), first);
-                first += tile_vectors;
-            }
+        // The loop on the address and a count of the block's tiles: with the host's share,
+        // `ptxas` 12.9 gives (sm_90 and sm_100a) the 4-byte integer sums, min and max 30
+        // registers, against 33 with an index loop (7 blocks per SM instead of 8), and the
+        // `u32` arg-min 32 instead of 40; the 8-byte reduces keep 32, as with a loop to an
+        // end address (which gave the 8-byte arg-reduces 32 instead of an index loop's 40).
+        // Wrapping: the step after a block's last points past the input.
+        let mut at = vectors.wrapping_add(first);
+        let mut left = block_tiles as u32;
+        while left > 0 {
+            tile(at, at.offset_from_unsigned(vectors));
+            at = at.wrapping_add(tile_vectors);
+            left -= 1;
         }
         unrolled::<REDUCE_UNROLL>(|c| {
             if c < chains_used {
