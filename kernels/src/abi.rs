@@ -194,6 +194,15 @@ pub mod layout {
             * status_words_per_slot(accumulator_bytes)
     }
 
+    /// Items of `item_bytes` one step of the device reduce's block moves:
+    /// [`REDUCE_UNROLL`](tuning::REDUCE_UNROLL) vectors per thread of
+    /// [`REDUCE_THREADS`](tuning::REDUCE_THREADS). The even share's tile, and the tiled
+    /// reduce's smallest tile.
+    pub const fn reduce_step_items(item_bytes: usize) -> u64 {
+        (tuning::REDUCE_THREADS as usize * tuning::REDUCE_UNROLL * tuning::vector_items(item_bytes))
+            as u64
+    }
+
     /// Items of `item_bytes` at `input` before its first 16-byte boundary, at most `len`: the
     /// device reduce combines these one at a time, the rest in 16-byte vectors.
     pub const fn reduce_head_items(input: u64, len: u64, item_bytes: usize) -> u64 {
@@ -219,10 +228,7 @@ pub mod layout {
             return (0, 0);
         }
         let body = len - reduce_head_items(input, len, item_bytes);
-        let tile_items = (tuning::REDUCE_THREADS as usize
-            * tuning::REDUCE_UNROLL
-            * tuning::vector_items(item_bytes)) as u64;
-        let tiles = body / tile_items;
+        let tiles = body / reduce_step_items(item_bytes);
         ((tiles / grid as u64) as u32, (tiles % grid as u64) as u32)
     }
 
@@ -254,9 +260,7 @@ pub mod layout {
     /// `f32`, 2081 of 63 for `f64`), made those sums 1.7-3.4% slower on an H100
     /// (`bench-results/h100-2026-11-26-reduce-round-filling-tiles-ab.csv`).
     pub const fn reduce_tile_items(len: u64, item_bytes: usize) -> u64 {
-        let mut tile = (tuning::REDUCE_THREADS as usize
-            * tuning::REDUCE_UNROLL
-            * tuning::vector_items(item_bytes)) as u64;
+        let mut tile = reduce_step_items(item_bytes);
         while len.div_ceil(tile) > REDUCE_MAX_TILES {
             tile *= 2;
         }
@@ -364,7 +368,6 @@ macro_rules! kernel_name {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::tuning;
 
     /// The flagged partials: a launch that takes the flagged end has at most
     /// `REDUCE_THREADS × reduce_flagged_batch` partials, whose slots must fit; the host sizes
@@ -450,9 +453,7 @@ mod tests {
     #[test]
     fn reduce_even_share_covers_the_body_once() {
         for item_bytes in [1usize, 2, 4, 8, 16] {
-            let tile_items = (tuning::REDUCE_THREADS as usize
-                * tuning::REDUCE_UNROLL
-                * tuning::vector_items(item_bytes)) as u64;
+            let tile_items = layout::reduce_step_items(item_bytes);
             for offset in (0..16).step_by(item_bytes) {
                 let input = 0x7f00_0000_0000 + offset as u64;
                 for len in [
