@@ -277,8 +277,11 @@ fn vote_match_redux_and_lanes_match_the_model() {
     println!("vote/match/redux: {cases} lane-cases checked, none different");
 }
 
+/// Words per lane of the `Tile<W>` kernels' output.
+const TILE_WORDS: usize = 21;
+
 /// The reference for `Tile<W>` algorithms, computed per segment on the CPU.
-fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 11]> {
+fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; TILE_WORDS]> {
     // Affine maps x -> a*x + b as [a, b], composed left to right: associative, not commutative.
     let compose = |f: [u32; 2], g: [u32; 2]| {
         [
@@ -287,9 +290,31 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 11]> {
         ]
     };
     let map = |x: u32| [x | 1, x.rotate_left(16)];
-    let mut out = vec![[0u32; 11]; v.len()];
+    // The 64-bit and ranked operands, built as the kernel builds them.
+    let wide = |x: u32| (x as u64 >> 30) << 32 | x.rotate_left(7) as u64;
+    let signed = |x: u32| ((x >> 29) as i64 - 4) << 32 | x.rotate_left(13) as i64;
+    let ranked = |x: u32| (x >> 30, x.rotate_left(3));
+    let words = |x: u64| [x as u32, (x >> 32) as u32];
+    let mut out = vec![[0u32; TILE_WORDS]; v.len()];
     for seg in (0..v.len()).step_by(w) {
         let s = &v[seg..seg + w];
+        let (min, max) = (
+            s.iter().map(|&x| wide(x)).min().unwrap(),
+            s.iter().map(|&x| wide(x)).max().unwrap(),
+        );
+        let (smin, smax) = (
+            s.iter().map(|&x| signed(x)).min().unwrap() as u64,
+            s.iter().map(|&x| signed(x)).max().unwrap() as u64,
+        );
+        let lowest = s.iter().map(|&x| ranked(x)).min().unwrap();
+        let wide_words = [
+            words(min),
+            words(max),
+            words(smin),
+            words(smax),
+            [lowest.0, lowest.1],
+        ]
+        .concat();
         let total = s.iter().fold(0u32, |a, &b| a.wrapping_add(b));
         let map_total = s.iter().fold([1u32, 0], |a, &b| compose(a, map(b)));
         for r in 0..w {
@@ -301,7 +326,8 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 11]> {
             let start = (0..r).rev().find(|&k| f[seg + k]).map_or(0, |k| k + 1);
             let end = (r..w).find(|&k| f[seg + k]).unwrap_or(w - 1);
             let seg_total = s[start..=end].iter().fold(0u32, |a, &b| a.wrapping_add(b));
-            out[seg + r] = [
+            let mut lane = [0u32; TILE_WORDS];
+            lane[..11].copy_from_slice(&[
                 total,
                 incl,
                 incl.wrapping_sub(s[r]),
@@ -313,7 +339,9 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; 11]> {
                 0,
                 map_total[0],
                 map_total[1],
-            ];
+            ]);
+            lane[11..].copy_from_slice(&wide_words);
+            out[seg + r] = lane;
             let scan = s[..=r].iter().fold([1u32, 0], |a, &b| compose(a, map(b)));
             out[seg + r][7] = scan[0];
             out[seg + r][8] = scan[1];
@@ -335,22 +363,28 @@ fn tile_algorithms_match_a_cpu_reference_for_every_width() {
             let (vd, fd, mut out) = (
                 gpu.upload(&values),
                 gpu.upload(&flags),
-                gpu.poisoned::<u32>(lanes * 11),
+                gpu.poisoned::<u32>(lanes * TILE_WORDS),
             );
             let name = format!("warpkit_test_tile_{w}");
             let kernel = gpu.function(&module, &name);
             let mut launch = gpu.stream.launch_builder(&kernel);
             launch.arg(&vd).arg(&fd).arg(&mut out);
-            // SAFETY: the kernel's parameters, 11 output words per lane.
+            // SAFETY: the kernel's parameters, TILE_WORDS output words per lane.
             unsafe { launch.launch(config(lanes)) }.unwrap();
             gpu.sync(&name);
             let out = gpu.download(&out);
             let f: Vec<bool> = flags.iter().map(|&x| x != 0).collect();
             let want = tile_reference(w, &values, &f);
             for (i, want) in want.iter().enumerate() {
-                assert_eq!(&out[i * 11..][..11], want, "{target} Tile<{w}> lane {i}");
+                assert_eq!(
+                    &out[i * TILE_WORDS..][..TILE_WORDS],
+                    want,
+                    "{target} Tile<{w}> lane {i}"
+                );
             }
         }
-        println!("{target}: Tile<1..=32> reduce/scans/segmented checked on {lanes} lanes each");
+        println!(
+            "{target}: Tile<1..=32> reduce/scans/segmented and 64-bit/ranked reduces checked on {lanes} lanes each"
+        );
     }
 }

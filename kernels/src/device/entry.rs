@@ -217,6 +217,17 @@ mod library {
     /// numbers as [`Min`]/[`Max`] do and every NaN last. `f64` min and max fold with
     /// `min.f64`/`max.f64` (`num_reduce_entry`).
     macro_rules! reduce_entry {
+        (f32, Sum, $name:ident) => {
+            crate::__reduce_kernel!(
+                crate::kernel_name!(reduce, $name, f32),
+                f32,
+                f32,
+                Sum,
+                |_, x| x,
+                |x| x,
+                crate::device::tuning::REDUCE_F32_SUM_MIN_BLOCKS_PER_SM
+            );
+        };
         (f32, Min, $name:ident) => {
             ranked_reduce_entry!(f32, false, $name);
         };

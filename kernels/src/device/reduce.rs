@@ -30,13 +30,17 @@
 //!   threads would read more partials than fit one batch, the fenced way is faster (every
 //!   launch flagged, at 2^24 items the float sums' 2048 tiles took 1.1-2.4 µs longer).
 //!   Which block combines:
-//!   - order-independent operators with at most one partial per thread (grids of at most
-//!     [`REDUCE_THREADS`] blocks): block 0, as soon as it has published its own, with no
-//!     ticket (nor a prefetch of its line), so the result waits one round trip to L2 after
-//!     the last partial lands instead of two (the ticket, then the reads). On an H100, cold
-//!     L2: 2^16 items 0.1-0.3 µs faster (`u32` sum 5.3 → 5.1 µs, `u64` sum 5.8-5.9 → 5.6-5.7
-//!     µs), 2^20 4-byte items 0.1-0.25 µs. Block 0 may wait for blocks that have not started;
-//!     those wait for nothing, so they run as soon as any block slot is free;
+//!   - launches with at most one partial per thread (at most [`REDUCE_THREADS`] partials:
+//!     blocks for order-independent operators, tiles for the others): block 0, as soon as it
+//!     has published its own, with no ticket (nor a prefetch of its line), so the result
+//!     waits one round trip to L2 after the last partial lands instead of two (the ticket,
+//!     then the reads). On an H100, cold L2: 2^16 items 0.1-0.3 µs faster (`u32` sum 5.3 →
+//!     5.1 µs, `u64` sum 5.8-5.9 → 5.6-5.7 µs), 2^20 4-byte items 0.1-0.25 µs; for the tiled
+//!     float sums on an H200, cold, 2^16 `f32` 5.1-5.3 → 4.7-4.9 µs, `f64` 5.4-5.5 → 5.2 µs,
+//!     `f16` 4.9 → 4.5-4.6 µs, and 2^20 `f32` and `f16` 1-4% faster
+//!     (`h200-2026-11-27-reduce-block0-tiles-redux-pair-ab.csv`). Block 0 may wait for
+//!     blocks that have not started; those wait for nothing, so they run as soon as any
+//!     block slot is free;
 //!   - otherwise the block that draws the last ticket (relaxed: every block publishes its
 //!     partials before it takes its ticket, so when the last ticket is drawn every store the
 //!     polling waits for has been issued). With two partials per thread, block 0 polling
@@ -44,8 +48,7 @@
 //!     reduces at 2^20 items (512 partials) ran 0.4 µs slower; re-reading both each round
 //!     until both had landed was slower still, on an H200: 0.3-0.4 µs at 2^20, and, for the
 //!     one partial per thread of 8-byte accumulators at 2^16, 0.7-1.0 µs slower cold than
-//!     waiting for each in turn (not understood). Order-dependent operators keep the ticket
-//!     for the registers (the `f32` sum took 34 instead of 32 with block 0).
+//!     waiting for each in turn (not understood).
 
 use super::sync::Backoff;
 use super::tile_status::SlotArray;
@@ -95,7 +98,7 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
     let grid = thread::grid_dim_x();
     // SAFETY: the caller's conditions; every index is checked against `len`.
     unsafe {
-        if tid == 0 && !collects_in_block_0::<A, Op>(grid as usize) {
+        if tid == 0 && !collects_in_block_0::<A, Op>(grid as usize, p.tiles as usize) {
             // The ticket's line, asked of L2 behind the loads: after a run that left it out of
             // L2, the first block's ticket need not wait for DRAM.
             prefetch_global_l2(cvta_to_global_u64(p.counter));
@@ -134,7 +137,7 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
             (tiles, flagged)
         };
-        let collect_in_block_0 = collects_in_block_0::<A, Op>(grid as usize);
+        let collect_in_block_0 = collects_in_block_0::<A, Op>(grid as usize, p.tiles as usize);
         if collect_in_block_0 {
             if block_id != 0 {
                 return;
@@ -174,11 +177,12 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
 }
 
 /// Whether block 0 combines the partials of a launch of `grid` blocks, with no ticket (see the
-/// [module docs](self)): order-independent operators (one partial per block) that take the
-/// flagged end with one partial per thread.
+/// [module docs](self)): launches that take the flagged end with at most one partial per
+/// thread (order-independent operators have one per block, the others one per tile).
 #[inline(always)]
-fn collects_in_block_0<A: Pod, Op: ReduceOp<A>>(grid: usize) -> bool {
-    Op::ORDER_INDEPENDENT && Partials::<A>::flagged(grid) && grid <= REDUCE_THREADS as usize
+fn collects_in_block_0<A: Pod, Op: ReduceOp<A>>(grid: usize, tiles: usize) -> bool {
+    let partials = if Op::ORDER_INDEPENDENT { grid } else { tiles };
+    Partials::<A>::flagged(partials) && partials <= REDUCE_THREADS as usize
 }
 
 /// The reduce's partials: plain values ([`params::Reduce::partials`]) or flagged slots

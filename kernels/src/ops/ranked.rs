@@ -179,6 +179,16 @@ impl ReduceOp<Ranked<u32, u32>> for LowestRank {
         }
     }
     const ORDER_INDEPENDENT: bool = true;
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[inline(always)]
+    fn redux(
+        self,
+        mask: crate::instr::LaneMask,
+        value: Ranked<u32, u32>,
+    ) -> Option<Ranked<u32, u32>> {
+        let (rank, index) = super::redux_pair(mask, value.rank, value.index, false);
+        Some(Ranked { rank, index })
+    }
 }
 
 impl ReduceOp<Ranked<u64, u64>> for LowestRank {

@@ -5,7 +5,8 @@ use warpkit::LaneMask;
 use warpkit::instr::{activemask::activemask_b32, barrier::bar_warp_sync, matching::*};
 use warpkit::instr::{redux::*, shfl::*, sreg, vote::*};
 use warpkit::kernel::global_index;
-use warpkit::ops::Sum;
+use warpkit::ops::ranked::{LowestRank, Ranked};
+use warpkit::ops::{Max, Min, Sum};
 use warpkit::warp::{Flags, Tile};
 
 /// `shfl.sync` conformance: warp `w` runs `mode` with `b = w % 64`, `c = clamp | segmask << 8`
@@ -172,7 +173,10 @@ macro_rules! tile_test {
         /// not commutative operator (composing affine maps `x -> a*x + b` on `[a, b]`):
         /// per lane reduce, inclusive, exclusive, reverse inclusive, reverse exclusive,
         /// segmented inclusive (head flags), segmented reduce (tail flags), then the
-        /// inclusive scan and the reduce of the maps (two words each).
+        /// inclusive scan and the reduce of the maps (two words each); then, low word first,
+        /// the reduces that take two `redux.sync` on sm_80 and newer, on values whose high
+        /// words often tie: the `u64` minimum and maximum, the `i64` minimum and maximum and
+        /// the lowest `Ranked<u32, u32>` (rank, then index).
         #[warpkit::kernel]
         pub unsafe fn $name(values: *const u32, flags: *const u32, out: *mut u32) {
             let slot = global_index();
@@ -181,20 +185,29 @@ macro_rules! tile_test {
                 identity: [1u32, 0],
                 combine: |f: [u32; 2], g: [u32; 2]| [g[0].wrapping_mul(f[0]), g[0].wrapping_mul(f[1]).wrapping_add(g[1])],
             };
-            // SAFETY: out has 11 words per lane.
+            // SAFETY: out has 21 words per lane.
             unsafe {
                 let v = *values.add(slot);
                 let f = *flags.add(slot) != 0;
                 let map = [v | 1, v.rotate_left(16)];
                 let (scan, total) = (t.inclusive_scan(map, op), t.reduce(map, op));
+                let wide = (v as u64 >> 30) << 32 | v.rotate_left(7) as u64;
+                let signed = ((v >> 29) as i64 - 4) << 32 | v.rotate_left(13) as i64;
+                let ranked = Ranked { rank: v >> 30, index: v.rotate_left(3) };
+                let (min, max) = (t.reduce(wide, Min), t.reduce(wide, Max));
+                let (smin, smax) = (t.reduce(signed, Min) as u64, t.reduce(signed, Max) as u64);
+                let lowest = t.reduce(ranked, LowestRank);
                 let r = [
                     t.reduce(v, Sum), t.inclusive_scan(v, Sum), t.exclusive_scan(v, Sum),
                     t.reverse_inclusive_scan(v, Sum), t.reverse_exclusive_scan(v, Sum),
                     t.segmented_inclusive_scan(v, f, Flags::Head, Sum), t.segmented_reduce(v, f, Flags::Tail, Sum),
                     scan[0], scan[1], total[0], total[1],
+                    min as u32, (min >> 32) as u32, max as u32, (max >> 32) as u32,
+                    smin as u32, (smin >> 32) as u32, smax as u32, (smax >> 32) as u32,
+                    lowest.rank, lowest.index,
                 ];
                 for (k, x) in r.iter().enumerate() {
-                    *out.add(slot * 11 + k) = *x;
+                    *out.add(slot * 21 + k) = *x;
                 }
             }
         }
