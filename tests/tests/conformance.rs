@@ -7,7 +7,9 @@ use cudarc::driver::PushKernelArg;
 use rand::{Rng, rngs::StdRng};
 use warpkit::instr::shfl::ShflMode;
 use warpkit::model;
+use warpkit::ops::{Max, MaxNumF64, Min, MinNumF64, ReduceOp, canonical_nan};
 use warpkit::warp::redux::FloatRedux;
+use warpkit_test_kernels::special_float;
 use warpkit_tests::{config, gpu, ptx::TEST_KERNELS_PTX, seed};
 
 /// Membermasks: full, halves, alternating, sparse, single lanes, random.
@@ -278,7 +280,7 @@ fn vote_match_redux_and_lanes_match_the_model() {
 }
 
 /// Words per lane of the `Tile<W>` kernels' output.
-const TILE_WORDS: usize = 21;
+const TILE_WORDS: usize = 33;
 
 /// The reference for `Tile<W>` algorithms, computed per segment on the CPU.
 fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; TILE_WORDS]> {
@@ -295,6 +297,16 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; TILE_WORDS]> {
     let signed = |x: u32| ((x >> 29) as i64 - 4) << 32 | x.rotate_left(13) as i64;
     let ranked = |x: u32| (x >> 30, x.rotate_left(3));
     let words = |x: u64| [x as u32, (x >> 32) as u32];
+    let single = |x: u32| special_float(x, f32::from_bits(x), f32::NAN);
+    let double = |x: u32| {
+        let bits = (x as u64) << 32 | x.rotate_left(9) as u64;
+        special_float(x, f64::from_bits(bits), f64::NAN)
+    };
+    // The operators' CPU definitions folded over a segment in rank order: one lane's value
+    // uncombined, as `Tile<1>` gives it.
+    fn fold<T: Copy, Op: ReduceOp<T>>(op: Op, values: impl Iterator<Item = T>) -> T {
+        values.reduce(|acc, x| op.combine(acc, x)).unwrap()
+    }
     let mut out = vec![[0u32; TILE_WORDS]; v.len()];
     for seg in (0..v.len()).step_by(w) {
         let s = &v[seg..seg + w];
@@ -307,12 +319,40 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; TILE_WORDS]> {
             s.iter().map(|&x| signed(x)).max().unwrap() as u64,
         );
         let lowest = s.iter().map(|&x| ranked(x)).min().unwrap();
+        let sum = s.iter().fold(0u64, |a, &x| {
+            a.wrapping_add(wide(x).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        });
+        let floats = |op_max: bool| {
+            let singles = s.iter().map(|&x| single(x));
+            let doubles = s.iter().map(|&x| double(x));
+            let num = |x: f64| canonical_nan(x).to_bits();
+            if op_max {
+                (
+                    fold(Max, singles).to_bits(),
+                    fold(Max, doubles.clone()).to_bits(),
+                    num(fold(MaxNumF64, doubles)),
+                )
+            } else {
+                (
+                    fold(Min, singles).to_bits(),
+                    fold(Min, doubles.clone()).to_bits(),
+                    num(fold(MinNumF64, doubles)),
+                )
+            }
+        };
+        let ((fmin, dmin, nmin), (fmax, dmax, nmax)) = (floats(false), floats(true));
         let wide_words = [
             words(min),
             words(max),
             words(smin),
             words(smax),
             [lowest.0, lowest.1],
+            words(sum),
+            [fmin, fmax],
+            words(dmin),
+            words(dmax),
+            words(nmin),
+            words(nmax),
         ]
         .concat();
         let total = s.iter().fold(0u32, |a, &b| a.wrapping_add(b));

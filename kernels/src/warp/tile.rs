@@ -154,9 +154,14 @@ impl<const W: u32> Tile<W> {
     }
 
     /// The segment's reduction, in every lane: `redux.sync` where [`ReduceOp::redux`] has it,
-    /// otherwise a butterfly that combines in rank order (so `op` need not be commutative).
+    /// otherwise a butterfly that combines in rank order (so `op` need not be commutative). A
+    /// segment of one lane (`Tile<1>`) reduces to its value, uncombined, on every target (a
+    /// float `Min` of one NaN keeps its bits).
     #[inline(always)]
     pub fn reduce<T: Pod, Op: ReduceOp<T>>(self, value: T, op: Op) -> T {
+        if W == 1 {
+            return value;
+        }
         if let Some(r) = op.redux(self.segment_mask(), value) {
             return r;
         }

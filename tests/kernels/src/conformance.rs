@@ -1,12 +1,13 @@
 //! The GPU conformance kernels: every instruction wrapper and the `Tile` algorithms run on
 //! data that `warpkit-tests` checks against `warpkit::model` and CPU references.
 
+use crate::special_float;
 use warpkit::LaneMask;
 use warpkit::instr::{activemask::activemask_b32, barrier::bar_warp_sync, matching::*};
 use warpkit::instr::{redux::*, shfl::*, sreg, vote::*};
 use warpkit::kernel::global_index;
 use warpkit::ops::ranked::{LowestRank, Ranked};
-use warpkit::ops::{Max, Min, Sum};
+use warpkit::ops::{Max, MaxNumF64, Min, MinNumF64, Sum, canonical_nan};
 use warpkit::warp::{Flags, Tile};
 
 /// `shfl.sync` conformance: warp `w` runs `mode` with `b = w % 64`, `c = clamp | segmask << 8`
@@ -176,7 +177,9 @@ macro_rules! tile_test {
         /// inclusive scan and the reduce of the maps (two words each); then, low word first,
         /// the reduces that take two `redux.sync` on sm_80 and newer, on values whose high
         /// words often tie: the `u64` minimum and maximum, the `i64` minimum and maximum and
-        /// the lowest `Ranked<u32, u32>` (rank, then index).
+        /// the lowest `Ranked<u32, u32>` (rank, then index); the wrapping `u64` sum; the
+        /// `f32` and `f64` minimum and maximum of values with NaNs, infinities and zeros of
+        /// both signs among them ([`crate::special_float`]), `f64` also by `min.f64`/`max.f64`.
         #[warpkit::kernel]
         pub unsafe fn $name(values: *const u32, flags: *const u32, out: *mut u32) {
             let slot = global_index();
@@ -185,7 +188,7 @@ macro_rules! tile_test {
                 identity: [1u32, 0],
                 combine: |f: [u32; 2], g: [u32; 2]| [g[0].wrapping_mul(f[0]), g[0].wrapping_mul(f[1]).wrapping_add(g[1])],
             };
-            // SAFETY: out has 21 words per lane.
+            // SAFETY: out has 33 words per lane.
             unsafe {
                 let v = *values.add(slot);
                 let f = *flags.add(slot) != 0;
@@ -197,6 +200,13 @@ macro_rules! tile_test {
                 let (min, max) = (t.reduce(wide, Min), t.reduce(wide, Max));
                 let (smin, smax) = (t.reduce(signed, Min) as u64, t.reduce(signed, Max) as u64);
                 let lowest = t.reduce(ranked, LowestRank);
+                let sum = t.reduce(wide.wrapping_mul(0x9e37_79b9_7f4a_7c15), Sum);
+                let single = special_float(v, f32::from_bits(v), f32::NAN);
+                let double = special_float(v, f64::from_bits((v as u64) << 32 | v.rotate_left(9) as u64), f64::NAN);
+                let (fmin, fmax) = (t.reduce(single, Min).to_bits(), t.reduce(single, Max).to_bits());
+                let (dmin, dmax) = (t.reduce(double, Min).to_bits(), t.reduce(double, Max).to_bits());
+                let (nmin, nmax) = (t.reduce(double, MinNumF64), t.reduce(double, MaxNumF64));
+                let (nmin, nmax) = (canonical_nan(nmin).to_bits(), canonical_nan(nmax).to_bits());
                 let r = [
                     t.reduce(v, Sum), t.inclusive_scan(v, Sum), t.exclusive_scan(v, Sum),
                     t.reverse_inclusive_scan(v, Sum), t.reverse_exclusive_scan(v, Sum),
@@ -205,9 +215,12 @@ macro_rules! tile_test {
                     min as u32, (min >> 32) as u32, max as u32, (max >> 32) as u32,
                     smin as u32, (smin >> 32) as u32, smax as u32, (smax >> 32) as u32,
                     lowest.rank, lowest.index,
+                    sum as u32, (sum >> 32) as u32, fmin, fmax,
+                    dmin as u32, (dmin >> 32) as u32, dmax as u32, (dmax >> 32) as u32,
+                    nmin as u32, (nmin >> 32) as u32, nmax as u32, (nmax >> 32) as u32,
                 ];
                 for (k, x) in r.iter().enumerate() {
-                    *out.add(slot * 21 + k) = *x;
+                    *out.add(slot * 33 + k) = *x;
                 }
             }
         }

@@ -26,3 +26,21 @@ mod bandwidth;
 mod conformance;
 #[cfg(all(target_arch = "nvptx64", feature = "legacy-shfl"))]
 mod legacy;
+
+/// `value`, or for one `v` in 8 a special value picked by `v`'s high bits: `nan` (negated
+/// or not), an infinity or a zero of either sign. The conformance kernels' float inputs, and
+/// the host's reference for them.
+pub fn special_float<F>(v: u32, value: F, nan: F) -> F
+where
+    F: Copy + core::ops::Neg<Output = F> + core::ops::Div<Output = F> + From<u8>,
+{
+    let zero = F::from(0u8);
+    let one = F::from(1u8);
+    let infinity = one / zero;
+    let special = [nan, -nan, infinity, -infinity, zero, -zero, nan, -zero];
+    if v & 7 == 0 {
+        special[(v >> 29) as usize]
+    } else {
+        value
+    }
+}
