@@ -424,7 +424,7 @@ fn tile_algorithms_match_a_cpu_reference_for_every_width() {
             }
         }
         println!(
-            "{target}: Tile<1..=32> reduce/scans/segmented and 64-bit/ranked reduces checked on {lanes} lanes each"
+            "{target}: Tile<1..=32> reduce/scans/segmented and 64-bit, ranked and float reduces checked on {lanes} lanes each"
         );
     }
 }

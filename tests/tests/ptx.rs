@@ -53,12 +53,14 @@ fn every_module_assembles_without_stack_or_spills() {
 
 /// The library's launch bounds reach the PTX: the reduce and row kernels carry the block
 /// size the host launches them with (`.maxntid`), each scan its `scan_launch_bounds` and each
-/// reduce its `reduce_min_blocks_per_sm`, which ptxas honours: the kernel's registers let that
-/// many blocks share a multiprocessor's 64K registers (allocated per warp, in 8s).
+/// reduce its `reduce_min_blocks_per_sm` (the `f32` sum its
+/// `reduce_f32_sum_min_blocks_per_sm`, the `f64` min and max on sm_80+ none), which ptxas
+/// honours: the kernel's registers let that many blocks share a multiprocessor's 64K
+/// registers (allocated per warp, in 8s).
 fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
     use warpkit::device::tuning::{
         REDUCE_BLOCKS_PER_SM, REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM, REDUCE_THREADS, SCAN_THREADS,
-        reduce_min_blocks_per_sm, scan_launch_bounds,
+        reduce_f32_sum_min_blocks_per_sm, reduce_min_blocks_per_sm, scan_launch_bounds,
     };
     let compute = Target::parse(arch).expect("an embedded target").compute;
     let sm90 = compute >= 90;
@@ -99,6 +101,8 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
                     f.name
                 );
                 (REDUCE_THREADS, REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM)
+            } else if rest == "sum_f32" {
+                (REDUCE_THREADS, reduce_f32_sum_min_blocks_per_sm(sm90))
             } else {
                 (
                     REDUCE_THREADS,

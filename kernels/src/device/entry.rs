@@ -225,7 +225,9 @@ mod library {
                 Sum,
                 |_, x| x,
                 |x| x,
-                crate::device::tuning::REDUCE_F32_SUM_MIN_BLOCKS_PER_SM
+                crate::device::tuning::reduce_f32_sum_min_blocks_per_sm(
+                    crate::device::tuning::SM90
+                )
             );
         };
         (f32, Min, $name:ident) => {

@@ -32,7 +32,9 @@ pub const fn reduce_min_blocks_per_sm(
 /// Blocks per multiprocessor the `f32` sum reduce is compiled for: [`REDUCE_BLOCKS_PER_SM`]
 /// on sm_90 and newer, where block 0 combines its partials at small sizes and `ptxas` 12.9
 /// otherwise gives it 34 registers (6 blocks per SM); under the bound 32, with no spill.
-pub const REDUCE_F32_SUM_MIN_BLOCKS_PER_SM: u32 = if SM90 { REDUCE_BLOCKS_PER_SM } else { 0 };
+pub const fn reduce_f32_sum_min_blocks_per_sm(sm90: bool) -> u32 {
+    if sm90 { REDUCE_BLOCKS_PER_SM } else { 0 }
+}
 /// Blocks per multiprocessor the `f64` min and max reduce is compiled for where it folds with
 /// `min.f64`/`max.f64` (sm_80 and newer): no bound. Under `.minnctapersm 8` `ptxas` 12.9
 /// pipelined that loop deeper and spilled 36 bytes; without it, it takes 31-32 registers, so
