@@ -9,7 +9,7 @@ use warpkit::instr::shfl::ShflMode;
 use warpkit::model;
 use warpkit::ops::{Max, MaxNumF64, Min, MinNumF64, ReduceOp, canonical_nan};
 use warpkit::warp::redux::FloatRedux;
-use warpkit_test_kernels::special_float;
+use warpkit_test_kernels::{special_f32, special_f64};
 use warpkit_tests::{config, gpu, ptx::TEST_KERNELS_PTX, seed};
 
 /// Membermasks: full, halves, alternating, sparse, single lanes, random.
@@ -297,10 +297,10 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; TILE_WORDS]> {
     let signed = |x: u32| ((x >> 29) as i64 - 4) << 32 | x.rotate_left(13) as i64;
     let ranked = |x: u32| (x >> 30, x.rotate_left(3));
     let words = |x: u64| [x as u32, (x >> 32) as u32];
-    let single = |x: u32| special_float(x, f32::from_bits(x), f32::NAN);
+    let single = |x: u32| special_f32(x, f32::from_bits(x));
     let double = |x: u32| {
         let bits = (x as u64) << 32 | x.rotate_left(9) as u64;
-        special_float(x, f64::from_bits(bits), f64::NAN)
+        special_f64(x, f64::from_bits(bits))
     };
     // The operators' CPU definitions folded over a segment in rank order: one lane's value
     // uncombined, as `Tile<1>` gives it.

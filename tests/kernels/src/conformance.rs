@@ -1,7 +1,7 @@
 //! The GPU conformance kernels: every instruction wrapper and the `Tile` algorithms run on
 //! data that `warpkit-tests` checks against `warpkit::model` and CPU references.
 
-use crate::special_float;
+use crate::{special_f32, special_f64};
 use warpkit::LaneMask;
 use warpkit::instr::{activemask::activemask_b32, barrier::bar_warp_sync, matching::*};
 use warpkit::instr::{redux::*, shfl::*, sreg, vote::*};
@@ -179,7 +179,7 @@ macro_rules! tile_test {
         /// words often tie: the `u64` minimum and maximum, the `i64` minimum and maximum and
         /// the lowest `Ranked<u32, u32>` (rank, then index); the wrapping `u64` sum; the
         /// `f32` and `f64` minimum and maximum of values with NaNs, infinities and zeros of
-        /// both signs among them ([`crate::special_float`]), `f64` also by `min.f64`/`max.f64`.
+        /// both signs among them ([`crate::special_f32`], [`crate::special_f64`]), `f64` also by `min.f64`/`max.f64`.
         #[warpkit::kernel]
         pub unsafe fn $name(values: *const u32, flags: *const u32, out: *mut u32) {
             let slot = global_index();
@@ -201,8 +201,8 @@ macro_rules! tile_test {
                 let (smin, smax) = (t.reduce(signed, Min) as u64, t.reduce(signed, Max) as u64);
                 let lowest = t.reduce(ranked, LowestRank);
                 let sum = t.reduce(wide.wrapping_mul(0x9e37_79b9_7f4a_7c15), Sum);
-                let single = special_float(v, f32::from_bits(v), f32::NAN);
-                let double = special_float(v, f64::from_bits((v as u64) << 32 | v.rotate_left(9) as u64), f64::NAN);
+                let single = special_f32(v, f32::from_bits(v));
+                let double = special_f64(v, f64::from_bits((v as u64) << 32 | v.rotate_left(9) as u64));
                 let (fmin, fmax) = (t.reduce(single, Min).to_bits(), t.reduce(single, Max).to_bits());
                 let (dmin, dmax) = (t.reduce(double, Min).to_bits(), t.reduce(double, Max).to_bits());
                 let (nmin, nmax) = (t.reduce(double, MinNumF64), t.reduce(double, MaxNumF64));

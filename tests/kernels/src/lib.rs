@@ -27,20 +27,39 @@ mod conformance;
 #[cfg(all(target_arch = "nvptx64", feature = "legacy-shfl"))]
 mod legacy;
 
-/// `value`, or for one `v` in 8 a special value picked by `v`'s high bits: `nan` (negated
-/// or not), an infinity or a zero of either sign. The conformance kernels' float inputs, and
-/// the host's reference for them.
-pub fn special_float<F>(v: u32, value: F, nan: F) -> F
-where
-    F: Copy + core::ops::Neg<Output = F> + core::ops::Div<Output = F> + From<u8>,
-{
-    let zero = F::from(0u8);
-    let one = F::from(1u8);
-    let infinity = one / zero;
-    let special = [nan, -nan, infinity, -infinity, zero, -zero, nan, -zero];
-    if v & 7 == 0 {
-        special[(v >> 29) as usize]
-    } else {
-        value
+/// The bits of `value`, or for one `v` in 8 those of a special value picked by `v`'s high
+/// bits: a quiet NaN (a quarter), an infinity (a quarter) or a zero (half), each of either
+/// sign; `nan`, `infinity` and `sign` are the float's bit patterns. The conformance kernels'
+/// float inputs ([`special_f32`], [`special_f64`]), and the host's reference for them.
+/// Selects, not a table: a table of the eight values lived on the stack (sm_70).
+const fn special_bits(v: u32, value: u64, nan: u64, infinity: u64, sign: u64) -> u64 {
+    if v & 7 != 0 {
+        return value;
     }
+    let kind = v >> 30;
+    let magnitude = if kind == 0 {
+        nan
+    } else if kind == 1 {
+        infinity
+    } else {
+        0
+    };
+    magnitude | if v >> 29 & 1 != 0 { sign } else { 0 }
+}
+
+/// `value` or a special `f32` ([`special_bits`]).
+pub const fn special_f32(v: u32, value: f32) -> f32 {
+    let bits = special_bits(v, value.to_bits() as u64, 0x7fc0_0000, 0x7f80_0000, 1 << 31);
+    f32::from_bits(bits as u32)
+}
+
+/// `value` or a special `f64` ([`special_bits`]).
+pub const fn special_f64(v: u32, value: f64) -> f64 {
+    f64::from_bits(special_bits(
+        v,
+        value.to_bits(),
+        0x7ff8_0000_0000_0000,
+        0x7ff0_0000_0000_0000,
+        1 << 63,
+    ))
 }
