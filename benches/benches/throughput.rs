@@ -3,7 +3,7 @@
 //!
 //! Rows: reduce (sum) and inclusive scan (sum) of `u32 i32 f32 u64 i64 f64 f16`, exclusive
 //! scan (sum) and reduce with min and max of the same but `f16` (CUB has no `f16` min), and
-//! arg-min of `f32`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
+//! arg-min of `f32` and `f64`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
 //!
 //! 1. is checked first: both outputs are poisoned (all bytes 0xff), warpkit and CUB run once
 //!    each, and both results must equal the host's exact result bit for bit; warpkit runs a
@@ -216,7 +216,10 @@ fn main() {
             }
         }
         if options.wants("f32", "argmin") {
-            b.arg_min(n);
+            b.arg_min::<f32>(n);
+        }
+        if options.wants("f64", "argmin") {
+            b.arg_min::<f64>(n);
         }
     }
     let header = format!(
@@ -785,39 +788,43 @@ impl Bench<'_> {
             .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
     }
 
-    /// Arg-min of `n` random `f32` (multiples of 2^-8 in [-2^15, 2^15): at 2^28 items each
-    /// value occurs about 16 times, so the lowest-index rule is exercised).
-    fn arg_min(&mut self, n: usize) {
-        if let Err(e) = self.try_arg_min(n) {
-            fail(&format!("arg_min f32 {}: {e}", report::size_label(n)));
+    /// Arg-min of `n` random `f32` or `f64` (multiples of 2^-8 in [-2^15, 2^15): at 2^28
+    /// items each value occurs about 16 times, so the lowest-index rule is exercised).
+    fn arg_min<T: ArgMinValue>(&mut self, n: usize) {
+        if let Err(e) = self.try_arg_min::<T>(n) {
+            fail(&format!(
+                "arg_min {} {}: {e}",
+                T::NAME,
+                report::size_label(n)
+            ));
         }
     }
 
-    fn try_arg_min(&mut self, n: usize) -> Result<(), String> {
+    fn try_arg_min<T: ArgMinValue>(&mut self, n: usize) -> Result<(), String> {
         let (stream, lib) = (self.stream, self.lib);
         let mut rng = StdRng::seed_from_u64(0xa59 ^ n as u64);
-        let host: Vec<f32> = (0..n)
-            .map(|_| rng.random_range(-(1i32 << 23)..(1 << 23)) as f32 / 256.0)
+        let host: Vec<T> = (0..n)
+            .map(|_| T::from_grid(rng.random_range(-(1i32 << 23)..(1 << 23))))
             .collect();
-        let (mut min, mut at) = (f32::INFINITY, 0usize);
+        let mut at = 0usize;
         for (i, &x) in host.iter().enumerate() {
-            if x < min {
-                (min, at) = (x, i);
+            if x < host[at] {
+                at = i;
             }
         }
-        let want = [min.to_bits(), at as u32];
+        let want = host[at].words(at);
         let (_inputs, ptrs) = upload(stream, &host, self.offset)?;
         drop(host);
         let mut queues = self.queues(ptrs.len())?;
-        // Both outputs: the f32 value's bits, then the u32 index.
-        let ours_out = alloc::<u32>(stream, 2)?;
-        let cub_out = alloc::<u32>(stream, 2)?;
+        // Both outputs: the value's bits, then the index, each a word of the value's width.
+        let ours_out = alloc::<T::Word>(stream, 2)?;
+        let cub_out = alloc::<T::Word>(stream, 2)?;
         let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
-        let mut theirs = CubCase::device(lib, "arg_min", "f32", &ptrs, c, n, stream)?;
+        let mut theirs = CubCase::device(lib, "arg_min", T::NAME, &ptrs, c, n, stream)?;
         let mut ours = |_: sys::CUstream, i: u64| {
             let (input, q) = rotated(&ptrs, &mut queues, i);
-            // SAFETY: `input` holds n f32, `o` 8 bytes, alive until the synchronize below.
-            unsafe { q.arg_reduce_into_raw::<f32, ArgMin>(input, n, o) }.map_err(|e| e.to_string())
+            // SAFETY: `input` holds n items, `o` two words, alive until the synchronize below.
+            unsafe { q.arg_reduce_into_raw::<T, ArgMin>(input, n, o) }.map_err(|e| e.to_string())
         };
         let side = Sides {
             ours_out: &ours_out,
@@ -826,10 +833,10 @@ impl Bench<'_> {
             cub_first: None,
             skip: 0,
         };
-        let bytes = (n * 4) as f64;
+        let bytes = (n * size_of::<T>()) as f64;
         self.row(
             "arg_min",
-            "f32",
+            T::NAME,
             n,
             bytes,
             true,
@@ -934,6 +941,36 @@ impl Bench<'_> {
 /// What a row's outputs are read as: device values compared bit for bit.
 trait Out: bytemuck::Pod + std::fmt::Debug + DeviceRepr {}
 impl<V: bytemuck::Pod + std::fmt::Debug + DeviceRepr> Out for V {}
+
+/// A value type of the arg-min rows: its output is two words of its width (its bits, then the
+/// index), warpkit's layout, which CUB's entry point writes too.
+trait ArgMinValue: warpkit_host::ArgElement + DeviceRepr + Default + PartialOrd {
+    type Word: Out + ValidAsZeroBits;
+    /// `k × 2^-8`.
+    fn from_grid(k: i32) -> Self;
+    /// The output for this value as the minimum, at `index`.
+    fn words(self, index: usize) -> [Self::Word; 2];
+}
+
+impl ArgMinValue for f32 {
+    type Word = u32;
+    fn from_grid(k: i32) -> f32 {
+        k as f32 / 256.0
+    }
+    fn words(self, index: usize) -> [u32; 2] {
+        [self.to_bits(), index as u32]
+    }
+}
+
+impl ArgMinValue for f64 {
+    type Word = u64;
+    fn from_grid(k: i32) -> f64 {
+        k as f64 / 256.0
+    }
+    fn words(self, index: usize) -> [u64; 2] {
+        [self.to_bits(), index as u64]
+    }
+}
 
 /// A row's two output buffers and the host's expected contents.
 struct Sides<'a, V> {

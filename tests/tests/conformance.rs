@@ -280,7 +280,7 @@ fn vote_match_redux_and_lanes_match_the_model() {
 }
 
 /// Words per lane of the `Tile<W>` kernels' output.
-const TILE_WORDS: usize = 33;
+const TILE_WORDS: usize = 37;
 
 /// The reference for `Tile<W>` algorithms, computed per segment on the CPU.
 fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; TILE_WORDS]> {
@@ -296,6 +296,10 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; TILE_WORDS]> {
     let wide = |x: u32| (x as u64 >> 30) << 32 | x.rotate_left(7) as u64;
     let signed = |x: u32| ((x >> 29) as i64 - 4) << 32 | x.rotate_left(13) as i64;
     let ranked = |x: u32| (x >> 30, x.rotate_left(3));
+    let ranked_wide = |x: u32| {
+        let rank = ((x >> 30) as u64) << 32 | (x >> 28 & 3) as u64;
+        (rank, ((x >> 26 & 1) as u64) << 32 | x.rotate_left(5) as u64)
+    };
     let words = |x: u64| [x as u32, (x >> 32) as u32];
     let single = |x: u32| special_f32(x, f32::from_bits(x));
     let double = |x: u32| {
@@ -319,6 +323,7 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; TILE_WORDS]> {
             s.iter().map(|&x| signed(x)).max().unwrap() as u64,
         );
         let lowest = s.iter().map(|&x| ranked(x)).min().unwrap();
+        let lowest_wide = s.iter().map(|&x| ranked_wide(x)).min().unwrap();
         let sum = s.iter().fold(0u64, |a, &x| {
             a.wrapping_add(wide(x).wrapping_mul(0x9e37_79b9_7f4a_7c15))
         });
@@ -353,6 +358,8 @@ fn tile_reference(w: usize, v: &[u32], f: &[bool]) -> Vec<[u32; TILE_WORDS]> {
             words(dmax),
             words(nmin),
             words(nmax),
+            words(lowest_wide.0),
+            words(lowest_wide.1),
         ]
         .concat();
         let total = s.iter().fold(0u32, |a, &b| a.wrapping_add(b));

@@ -11,19 +11,19 @@ pub const REDUCE_THREADS: u32 = 256;
 pub const REDUCE_BLOCKS_PER_SM: u32 = 8;
 /// Blocks per multiprocessor the library's device reduce is compiled for (`.minnctapersm`,
 /// with [`REDUCE_THREADS`]), by item and accumulator size; 0 for no bound. 8-byte items
-/// combined as 8-byte values (`u64`/`i64` sums, min and max, the `f64` sum) take
-/// [`REDUCE_BLOCKS_PER_SM`] on sm_90 and newer (the `f64` min and max, which fold there, take
-/// [`REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM`]): with one chain of combines
-/// ([`super::reduce`]) `ptxas` 12.9 gave their min and max 33 registers, which rounds up to 40
-/// per thread, so 6 blocks per SM; under the bound none spills and 8 fit. On an H200 at 2^20
-/// items (warm L2) that took the `u64`/`i64` min and max from 6.6 to 5.8-6.1 µs and the
-/// `f64` min from 6.9 to 6.0 µs.
+/// combined as 8-byte values (`u64`/`i64` sums, min and max, the `f64` sum) or as 16-byte
+/// arg-reduce candidates take [`REDUCE_BLOCKS_PER_SM`] on sm_90 and newer (the `f64` min and
+/// max, which fold there, take [`REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM`]): with one chain of
+/// combines ([`super::reduce`]) `ptxas` 12.9 gave their min and max 33 registers, which
+/// rounds up to 40 per thread, so 6 blocks per SM, and the `f64` arg-max 36 (7 blocks); under
+/// the bound none spills and 8 fit. On an H200 at 2^20 items (warm L2) that took the
+/// `u64`/`i64` min and max from 6.6 to 5.8-6.1 µs and the `f64` min from 6.9 to 6.0 µs.
 pub const fn reduce_min_blocks_per_sm(
     item_bytes: usize,
     accumulator_bytes: usize,
     sm90: bool,
 ) -> u32 {
-    if sm90 && item_bytes == 8 && accumulator_bytes == 8 {
+    if sm90 && item_bytes == 8 && (accumulator_bytes == 8 || accumulator_bytes == 16) {
         REDUCE_BLOCKS_PER_SM
     } else {
         0

@@ -179,7 +179,9 @@ macro_rules! tile_test {
         /// words often tie: the `u64` minimum and maximum, the `i64` minimum and maximum and
         /// the lowest `Ranked<u32, u32>` (rank, then index); the wrapping `u64` sum; the
         /// `f32` and `f64` minimum and maximum of values with NaNs, infinities and zeros of
-        /// both signs among them ([`crate::special_f32`], [`crate::special_f64`]), `f64` also by `min.f64`/`max.f64`.
+        /// both signs among them ([`crate::special_f32`], [`crate::special_f64`]), `f64` also by `min.f64`/`max.f64`;
+        /// last the lowest `Ranked<u64, u64>` (four `redux.sync`), whose ranks tie often and
+        /// whose indices' high words do.
         #[warpkit::kernel]
         pub unsafe fn $name(values: *const u32, flags: *const u32, out: *mut u32) {
             let slot = global_index();
@@ -188,7 +190,7 @@ macro_rules! tile_test {
                 identity: [1u32, 0],
                 combine: |f: [u32; 2], g: [u32; 2]| [g[0].wrapping_mul(f[0]), g[0].wrapping_mul(f[1]).wrapping_add(g[1])],
             };
-            // SAFETY: out has 33 words per lane.
+            // SAFETY: out has 37 words per lane.
             unsafe {
                 let v = *values.add(slot);
                 let f = *flags.add(slot) != 0;
@@ -200,6 +202,11 @@ macro_rules! tile_test {
                 let (min, max) = (t.reduce(wide, Min), t.reduce(wide, Max));
                 let (smin, smax) = (t.reduce(signed, Min) as u64, t.reduce(signed, Max) as u64);
                 let lowest = t.reduce(ranked, LowestRank);
+                let ranked_wide = Ranked {
+                    rank: ((v >> 30) as u64) << 32 | (v >> 28 & 3) as u64,
+                    index: ((v >> 26 & 1) as u64) << 32 | v.rotate_left(5) as u64,
+                };
+                let lowest_wide = t.reduce(ranked_wide, LowestRank);
                 let sum = t.reduce(wide.wrapping_mul(0x9e37_79b9_7f4a_7c15), Sum);
                 let single = special_f32(v, f32::from_bits(v));
                 let double = special_f64(v, f64::from_bits((v as u64) << 32 | v.rotate_left(9) as u64));
@@ -218,9 +225,11 @@ macro_rules! tile_test {
                     sum as u32, (sum >> 32) as u32, fmin, fmax,
                     dmin as u32, (dmin >> 32) as u32, dmax as u32, (dmax >> 32) as u32,
                     nmin as u32, (nmin >> 32) as u32, nmax as u32, (nmax >> 32) as u32,
+                    lowest_wide.rank as u32, (lowest_wide.rank >> 32) as u32,
+                    lowest_wide.index as u32, (lowest_wide.index >> 32) as u32,
                 ];
                 for (k, x) in r.iter().enumerate() {
-                    *out.add(slot * 33 + k) = *x;
+                    *out.add(slot * 37 + k) = *x;
                 }
             }
         }
