@@ -11,7 +11,9 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use warpkit::abi::params::scan_pass;
 use warpkit::abi::{layout, params};
-use warpkit::device::tuning::{REDUCE_BLOCKS_PER_SM, REDUCE_THREADS, ROWS_THREADS, SCAN_THREADS};
+use warpkit::device::tuning::{
+    self, REDUCE_BLOCKS_PER_SM, REDUCE_THREADS, ROWS_THREADS, SCAN_THREADS,
+};
 
 /// Which scan: `y[i] = x[0] ⊕ … ⊕ x[i]` or `x[0] ⊕ … ⊕ x[i-1]` (the identity at `i = 0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -294,8 +296,21 @@ impl Queue {
             .reduce_grid
             .map_or(max, |g| g.get() as u64)
             .clamp(1, tiles) as u32;
-        let (share_tiles, share_extra) =
-            layout::reduce_even_share(input, len as u64, item_bytes, grid);
+        // A small input of a kernel that does much per item: one vector per thread.
+        let spread = if self.reduce_grid.is_none()
+            && tuning::reduce_spreads_small_inputs(item_bytes, value_bytes)
+        {
+            layout::reduce_spread_grid(input, len as u64, item_bytes)
+        } else {
+            None
+        };
+        let (grid, (share_tiles, share_extra)) = match spread {
+            Some(blocks) => (blocks.min(max as u32), (0, 0)),
+            None => (
+                grid,
+                layout::reduce_even_share(input, len as u64, item_bytes, grid),
+            ),
+        };
         let storage = self.reduce_storage(value_bytes)?;
         let params = params::Reduce {
             input,

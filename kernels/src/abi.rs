@@ -232,6 +232,25 @@ pub mod layout {
         ((tiles / grid as u64) as u32, (tiles % grid as u64) as u32)
     }
 
+    /// The grid of a device reduce that spreads a small input
+    /// ([`reduce_spreads_small_inputs`](tuning::reduce_spreads_small_inputs)): one block per
+    /// [`REDUCE_THREADS`](tuning::REDUCE_THREADS) 16-byte vectors after the head, so each thread
+    /// takes one vector, grid-strided, with an even share of no tiles (`(0, 0)`). `None` where
+    /// that would take more than `REDUCE_THREADS` blocks (more partials than block 0 combines
+    /// at once) or the items do not move in vectors.
+    pub const fn reduce_spread_grid(input: u64, len: u64, item_bytes: usize) -> Option<u32> {
+        if !tuning::vectorizes(item_bytes) {
+            return None;
+        }
+        let vectors = (len - reduce_head_items(input, len, item_bytes)) / (16 / item_bytes as u64);
+        let threads = tuning::REDUCE_THREADS as u64;
+        if vectors > threads * threads {
+            return None;
+        }
+        let blocks = vectors.div_ceil(threads);
+        Some(if blocks == 0 { 1 } else { blocks as u32 })
+    }
+
     /// Block `block`'s run of the even share ([`reduce_even_share`]'s `(share_tiles,
     /// share_extra)`): its first tile and how many it takes.
     #[inline(always)]
@@ -493,6 +512,48 @@ mod tests {
             }
         }
         assert_eq!(layout::reduce_even_share(0, 1 << 20, 12, 16), (0, 0));
+    }
+
+    /// A spread reduce gives each thread at most one of the vectors after the head, on at most
+    /// `REDUCE_THREADS` blocks, and spreads only inputs that fit so.
+    #[test]
+    fn reduce_spread_grid_gives_each_thread_one_vector() {
+        let threads = crate::device::tuning::REDUCE_THREADS as u64;
+        for item_bytes in [4usize, 8] {
+            let per_vector = (16 / item_bytes) as u64;
+            for offset in (0..16).step_by(item_bytes) {
+                let input = 0x7f00_0000_0000 + offset as u64;
+                let most = threads * threads * per_vector;
+                for len in [
+                    1u64,
+                    3,
+                    4096,
+                    65535,
+                    1 << 16,
+                    most,
+                    most + 1,
+                    most + 64,
+                    1 << 20,
+                ] {
+                    let head = layout::reduce_head_items(input, len, item_bytes);
+                    let vectors = (len - head) / per_vector;
+                    match layout::reduce_spread_grid(input, len, item_bytes) {
+                        Some(grid) => {
+                            assert!(
+                                grid >= 1 && grid as u64 <= threads,
+                                "{len} × {item_bytes} B"
+                            );
+                            assert!(vectors <= grid as u64 * threads, "{len}");
+                            assert!(grid == 1 || vectors > (grid as u64 - 1) * threads, "{len}");
+                        }
+                        None => assert!(vectors > threads * threads, "{len} × {item_bytes} B"),
+                    }
+                }
+            }
+        }
+        assert_eq!(layout::reduce_spread_grid(0, 1 << 16, 4), Some(64));
+        assert_eq!(layout::reduce_spread_grid(0, 1 << 20, 4), None);
+        assert_eq!(layout::reduce_spread_grid(0, 100, 12), None);
     }
 
     #[test]

@@ -351,8 +351,9 @@ unsafe fn wait_for<A: Pod>(slots: SlotArray, i: usize) -> A {
 /// step in flight. Grid-strided loads each needed a 64-bit address, and `ptxas` issued the
 /// `u64` sum's four loads one after another (SASS); on an H200 at 2^28 items the even share
 /// took the `u64` sums from 480 to 466 µs and the 4-byte reduces from 238 to 235 µs. The
-/// vectors after the last whole tile, and the items before the first 16-byte boundary and
-/// after the last, go grid-strided.
+/// vectors after the share's tiles (every vector where the host spreads a small input over one
+/// per thread, [`reduce_spreads_small_inputs`](super::tuning::reduce_spreads_small_inputs)),
+/// and the items before the first 16-byte boundary and after the last, go grid-strided.
 #[inline(always)]
 unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
     input: *const T,
@@ -398,7 +399,8 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         }
         let vectors = input.add(head) as *const Vector<T, VEC>;
         let tile_vectors = threads * REDUCE_UNROLL;
-        let tiles = body / tile_vectors;
+        // The whole tiles the share gives out; the vectors after them go grid-strided.
+        let tiles = share_tiles * thread::grid_dim_x() as usize + share_extra;
         // Independent chains of combines (one per vector in flight), so operators of several
         // instructions (4-byte arg-min/max, float min/max) do not serialise on one. One chain
         // for 8-byte items and 16-byte accumulators, which need the registers: with two,

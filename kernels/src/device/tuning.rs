@@ -29,6 +29,21 @@ pub const fn reduce_min_blocks_per_sm(
         0
     }
 }
+/// Whether the device reduce of `item_bytes` items combined as `accumulator_bytes` values
+/// spreads an input of at most [`REDUCE_THREADS`]² 16-byte vectors over one vector per thread
+/// ([`reduce_spread_grid`](crate::abi::layout::reduce_spread_grid)) instead of the even share's
+/// tiles of [`REDUCE_UNROLL`] vectors per thread: the arg-reduces of 4-byte items, whose
+/// candidates (a rank and an index, compared as one 64-bit integer) cost several instructions
+/// per item, and at 2^16 items 16 blocks, one per SM, did all of that work. On an H200, cold
+/// L2 (`h200-2026-11-27-argmin-spread-ab.csv`, 15 pairs, two samples each), the `f32` arg-min
+/// at 2^16 items went from 5.38-5.50 to 4.90-4.99 µs (1.34-1.38× → 1.42-1.52× CUB) and at
+/// 2^18 from 5.79-5.92 to 5.38-5.54 µs. Spreading every reduce so
+/// (`h200-2026-11-27-reduce-spread-small-ab.csv`): the sums, min and max of 4- and 8-byte
+/// items and the `f64` arg-min, which do less per item, gained nothing (the `u64` min lost
+/// 0.1-0.3 µs at 2^16), and two vectors per thread gained nothing either.
+pub const fn reduce_spreads_small_inputs(item_bytes: usize, accumulator_bytes: usize) -> bool {
+    item_bytes == 4 && accumulator_bytes == 8
+}
 /// Blocks per multiprocessor the `f32` sum reduce is compiled for: [`REDUCE_BLOCKS_PER_SM`]
 /// on sm_90 and newer, where block 0 combines its partials at small sizes and `ptxas` 12.9
 /// otherwise gives it 34 registers (6 blocks per SM); under the bound 32, with no spill.
