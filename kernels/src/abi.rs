@@ -35,9 +35,11 @@ pub mod params {
         /// The even share of the order-independent reduces (16-byte items' vectors in tiles
         /// of [`REDUCE_UNROLL`](crate::device::tuning::REDUCE_UNROLL) per thread): block `b`
         /// takes tiles from `b × share_tiles + min(b, share_extra)`, `share_tiles` of them and
-        /// one more if `b < share_extra`. [`super::layout::reduce_even_share`]`(input, len,
-        /// item bytes, grid)`, computed on the host so that no block divides by the grid
-        /// before its first load.
+        /// one more if `b < share_extra`; the vectors after those `share_tiles × grid +
+        /// share_extra` tiles go grid-strided. [`super::layout::reduce_even_share`]`(input,
+        /// len, item bytes, grid)`, computed on the host so that no block divides by the grid
+        /// before its first load, or `(0, 0)` with [`super::layout::reduce_spread_grid`]'s
+        /// grid (every vector grid-strided, one per thread).
         pub share_tiles: u32,
         /// See [`Self::share_tiles`].
         pub share_extra: u32,
