@@ -393,6 +393,37 @@ fn redux_is_used_by_warp_reductions_where_the_target_has_it() {
     }
 }
 
+/// From sm_80 every device reduce but the float sums reduces its warps with `redux.sync`
+/// alone (one for 32-bit values, two or three for 64-bit ones, four for the 8-byte
+/// arg-reduces' candidates): no shuffle is left in its kernel. The float sums, which `redux`
+/// cannot add, and every reduce below sm_80 shuffle.
+#[test]
+fn device_reduces_take_redux_for_every_warp_but_the_float_sums() {
+    let mut checked = 0;
+    for &(arch, ptx) in LIBRARY_PTX {
+        let has_redux = Target::parse(arch).unwrap().compute >= 80;
+        for name in ptx
+            .split(".entry ")
+            .skip(1)
+            .filter_map(|entry| entry.split('(').next())
+            .filter(|name| name.starts_with("warpkit_reduce_"))
+        {
+            let body = kernel_body(ptx, name);
+            let float_sum = ["f16", "bf16", "f32", "f64"]
+                .iter()
+                .any(|ty| name == format!("warpkit_reduce_sum_{ty}"));
+            let redux = has_redux && !float_sum;
+            assert_eq!(body.contains("redux.sync"), redux, "{arch} {name}");
+            assert_eq!(body.contains("shfl.sync"), !redux, "{arch} {name}");
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 36 * LIBRARY_PTX.len(),
+        "{checked} reduce kernels"
+    );
+}
+
 /// The `f64` min and max reduce fold with `min.f64`/`max.f64` from sm_80 and rank below it.
 #[test]
 fn f64_min_max_reduce_fold_with_the_float_instruction_from_sm80() {
