@@ -15,7 +15,7 @@
 
 use crate::error::{During as _, Error};
 pub use crate::module::{Image, Module};
-use crate::module::{driver_has_dependent_launch, enqueue};
+use crate::module::{Launch, driver_has_dependent_launch, enqueue};
 use cudarc::driver::{CudaStream, LaunchConfig, result, sys};
 use std::marker::PhantomData;
 use warpkit::kernel::launch::{DevicePtr, DevicePtrMut, KernelArgs, KernelSignature};
@@ -144,7 +144,10 @@ unsafe fn launch_with<K: KernelSignature>(
             config.shared_mem_bytes,
             stream,
             &mut params[..n],
-            dependent,
+            Launch {
+                dependent,
+                cluster: None,
+            },
         )
     }
     .during("launch kernel")

@@ -160,7 +160,61 @@ impl Kernel {
         }
     }
 
-    /// Enqueues the kernel on `stream` with one parameter, `params`, passed by value.
+    /// The most blocks of `block` threads a launch of this kernel can put in one thread block
+    /// cluster: 16 where the device launches clusters of that size (an H100 or H200, with the
+    /// kernel allowed the non-portable size), else 8 where it launches the portable size, else
+    /// 0: a device without cluster launch, or a kernel compiled for a target older than sm_90.
+    /// The kernel's context must be bound.
+    ///
+    /// CUDA guide: [Thread Block Clusters](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#thread-block-clusters).
+    pub(crate) fn cluster_blocks(&self, ctx: &CudaContext, block: u32) -> Result<u32, Error> {
+        let launches_clusters = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
+            .during("device attribute")?;
+        // SAFETY: a function of a loaded module; the query only reads its attributes.
+        let target = unsafe {
+            result::function::get_function_attribute(
+                self.raw,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION,
+            )
+        }
+        .during("kernel attribute")?;
+        if launches_clusters == 0 || target < 90 {
+            return Ok(0);
+        }
+        // SAFETY: as above; sets an attribute that only permits larger cluster launches. A
+        // refusal leaves the portable size.
+        let _ = unsafe {
+            sys::cuFuncSetAttribute(
+                self.raw,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                1,
+            )
+        };
+        for blocks in [16, 8] {
+            let mut attribute = cluster_attribute(blocks);
+            let config = launch_config(
+                (blocks, 1, 1),
+                (block, 1, 1),
+                0,
+                ptr::null_mut(),
+                &mut attribute,
+                1,
+            );
+            let mut clusters = 0;
+            // SAFETY: a valid configuration that outlives the call; writes one integer.
+            let found =
+                unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, self.raw, &config) };
+            if found == sys::CUresult::CUDA_SUCCESS && clusters > 0 {
+                return Ok(blocks);
+            }
+        }
+        Ok(0)
+    }
+
+    /// Enqueues the kernel on `stream` with one parameter, `params`, passed by value; with
+    /// `cluster`, the whole grid as one thread block cluster (at most
+    /// [`cluster_blocks`](Self::cluster_blocks) blocks).
     ///
     /// # Safety
     /// The kernel takes exactly one parameter of type `P`; every address in it is valid for
@@ -171,6 +225,7 @@ impl Kernel {
         grid: u32,
         block: u32,
         params: &P,
+        cluster: bool,
         op: &'static str,
     ) -> Result<(), Error> {
         let mut args = [params as *const P as *mut c_void];
@@ -184,10 +239,59 @@ impl Kernel {
                 0,
                 stream,
                 &mut args,
-                self.dependent,
+                Launch {
+                    dependent: self.dependent,
+                    cluster: cluster.then_some(grid),
+                },
             )
         }
         .during(op)
+    }
+}
+
+/// How [`enqueue`] launches beyond grid and block.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Launch {
+    /// As a programmatic dependent of the kernel before it on the stream.
+    pub dependent: bool,
+    /// As clusters of this many blocks along x (which divides the grid).
+    pub cluster: Option<u32>,
+}
+
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` of `blocks` along x.
+fn cluster_attribute(blocks: u32) -> sys::CUlaunchAttribute {
+    // SAFETY: an all-zero union is a valid value of each of its integer fields.
+    let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+    value.clusterDim.x = blocks;
+    value.clusterDim.y = 1;
+    value.clusterDim.z = 1;
+    sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value,
+    }
+}
+
+/// A `cuLaunchKernelEx` configuration with `count` attributes at `attrs`.
+fn launch_config(
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared_bytes: u32,
+    stream: sys::CUstream,
+    attrs: *mut sys::CUlaunchAttribute,
+    count: u32,
+) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: grid.2,
+        blockDimX: block.0,
+        blockDimY: block.1,
+        blockDimZ: block.2,
+        sharedMemBytes: shared_bytes,
+        hStream: stream,
+        attrs,
+        numAttrs: count,
     }
 }
 
@@ -202,17 +306,19 @@ pub(crate) fn driver_has_dependent_launch() -> Result<bool, Error> {
     Ok(version >= 12030)
 }
 
-/// Enqueues `func` on `stream` with `args`: `cuLaunchKernel`, or with `dependent`
-/// `cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`, so that
-/// the kernel's blocks may start while the kernel before it on the stream ends.
+/// Enqueues `func` on `stream` with `args`: `cuLaunchKernel`, or, to launch it as
+/// `launch` says, `cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`
+/// (the kernel's blocks may start while the kernel before it on the stream ends) and
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
 ///
-/// CUDA guide: [Programmatic Dependent Launch and Synchronization](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#programmatic-dependent-launch-and-synchronization).
+/// CUDA guide: [Programmatic Dependent Launch and Synchronization](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#programmatic-dependent-launch-and-synchronization),
+/// [Thread Block Clusters](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#thread-block-clusters).
 ///
 /// # Safety
 /// `args` point to the kernel's parameters, one each, of their types; everything the kernel
-/// touches is valid until it completes; the stream's context is bound. With `dependent`, the
-/// kernel executes `griddepcontrol.wait` before its first access to global memory, and
-/// [`driver_has_dependent_launch`].
+/// touches is valid until it completes; the stream's context is bound. With
+/// `launch.dependent`, the kernel executes `griddepcontrol.wait` before its first access to
+/// global memory, and [`driver_has_dependent_launch`].
 pub(crate) unsafe fn enqueue(
     func: sys::CUfunction,
     grid: (u32, u32, u32),
@@ -220,34 +326,39 @@ pub(crate) unsafe fn enqueue(
     shared_bytes: u32,
     stream: &CudaStream,
     args: &mut [*mut c_void],
-    dependent: bool,
+    launch: Launch,
 ) -> Result<(), DriverError> {
-    if !dependent {
+    if !launch.dependent && launch.cluster.is_none() {
         // SAFETY: the caller's conditions; the driver copies `args`.
         return unsafe {
             result::launch_kernel(func, grid, block, shared_bytes, stream.cu_stream(), args)
         };
     }
     // SAFETY: an all-zero union is a valid value of each of its integer fields.
-    let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
-    value.programmaticStreamSerializationAllowed = 1;
-    let mut attribute = sys::CUlaunchAttribute {
+    let mut dependent: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+    dependent.programmaticStreamSerializationAllowed = 1;
+    let dependent = sys::CUlaunchAttribute {
         id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
         pad: [0; 4],
-        value,
+        value: dependent,
     };
-    let config = sys::CUlaunchConfig {
-        gridDimX: grid.0,
-        gridDimY: grid.1,
-        gridDimZ: grid.2,
-        blockDimX: block.0,
-        blockDimY: block.1,
-        blockDimZ: block.2,
-        sharedMemBytes: shared_bytes,
-        hStream: stream.cu_stream(),
-        attrs: &mut attribute,
-        numAttrs: 1,
-    };
-    // SAFETY: the caller's conditions; `config`, `attribute` and `args` outlive the call.
+    let mut attributes = [dependent; 2];
+    let mut count = 0;
+    if launch.dependent {
+        count += 1;
+    }
+    if let Some(blocks) = launch.cluster {
+        attributes[count] = cluster_attribute(blocks);
+        count += 1;
+    }
+    let config = launch_config(
+        grid,
+        block,
+        shared_bytes,
+        stream.cu_stream(),
+        attributes.as_mut_ptr(),
+        count as u32,
+    );
+    // SAFETY: the caller's conditions; `config`, `attributes` and `args` outlive the call.
     unsafe { sys::cuLaunchKernelEx(&config, func, args.as_mut_ptr(), ptr::null_mut()) }.result()
 }

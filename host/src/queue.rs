@@ -53,6 +53,9 @@ pub struct Queue {
     /// Reduce blocks per multiprocessor of each reduce kernel launched on this queue, asked of
     /// the driver at its first launch (not on every launch: small reduces are host-bound).
     reduce_blocks: Vec<(Kernel, u32)>,
+    /// The largest cluster of each scan kernel launched on this queue, asked of the driver at
+    /// its first launch ([`Kernel::cluster_blocks`]).
+    scan_clusters: Vec<(Kernel, u32)>,
     /// Blocks of the device reduce's launches, if not the default ([`Queue::set_reduce_grid`]).
     reduce_grid: Option<NonZeroU32>,
 }
@@ -169,6 +172,7 @@ impl Queue {
             scan: None,
             offsets: None,
             reduce_blocks: Vec::new(),
+            scan_clusters: Vec::new(),
             reduce_grid: None,
         }
     }
@@ -326,7 +330,30 @@ impl Queue {
         };
         // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
         // values; the slots and the counter are zero; the callers checked input and output.
-        unsafe { kernel.launch(&self.stream, grid, REDUCE_THREADS, &params, "reduce launch") }
+        unsafe {
+            kernel.launch(
+                &self.stream,
+                grid,
+                REDUCE_THREADS,
+                &params,
+                false,
+                "reduce launch",
+            )
+        }
+    }
+
+    /// The most tiles a scan with `kernel` runs as one thread block cluster
+    /// ([`scan_pass::CLUSTER`]): at most [`layout::SCAN_CLUSTER_TILES`], 0 where the device or
+    /// the kernel's target has no clusters.
+    fn scan_cluster_blocks(&mut self, kernel: Kernel) -> Result<u32, Error> {
+        if let Some(&(_, blocks)) = self.scan_clusters.iter().find(|(k, _)| *k == kernel) {
+            return Ok(blocks);
+        }
+        let blocks = kernel
+            .cluster_blocks(self.wk.context(), SCAN_THREADS)?
+            .min(layout::SCAN_CLUSTER_TILES as u32);
+        self.scan_clusters.push((kernel, blocks));
+        Ok(blocks)
     }
 
     /// Blocks of `kernel` the reduce grid puts on each multiprocessor: as many as are resident
@@ -397,8 +424,17 @@ impl Queue {
             return Ok(());
         }
         let tiles = scan_tiles(len, item_bytes)?;
-        let storage = self.scan_storage(tiles, item_bytes)?;
         let (pass_code, carry, tile_prefixes) = pass.fields();
+        // One cluster of at most 16 tiles: no look-back through global memory.
+        let cluster = pass_code == scan_pass::SINGLE
+            && tiles > 1
+            && tiles <= self.scan_cluster_blocks(kernel)? as usize;
+        let pass_code = if cluster {
+            scan_pass::CLUSTER
+        } else {
+            pass_code
+        };
+        let storage = self.scan_storage(tiles, item_bytes)?;
         let params = params::Scan {
             input,
             output,
@@ -421,6 +457,7 @@ impl Queue {
                 tiles as u32,
                 SCAN_THREADS,
                 &params,
+                cluster,
                 "scan launch",
             )
         }
@@ -503,6 +540,15 @@ impl Queue {
         };
         // SAFETY: rows kernels take `params::Rows`; the callers checked that every row lies
         // inside input and output.
-        unsafe { kernel.launch(&self.stream, grid, ROWS_THREADS, &params, "rows launch") }
+        unsafe {
+            kernel.launch(
+                &self.stream,
+                grid,
+                ROWS_THREADS,
+                &params,
+                false,
+                "rows launch",
+            )
+        }
     }
 }

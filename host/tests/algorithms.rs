@@ -120,7 +120,7 @@ fn same<T: TestElement>(
 
 fn sizes() -> Vec<usize> {
     let mut s = vec![0, 1, 31, 32, 33, 1023, 1024, 1025];
-    for k in [12, 16, 20, 24] {
+    for k in [12, 16, 17, 20, 24] {
         s.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
     }
     s

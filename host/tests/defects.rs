@@ -66,11 +66,12 @@ fn busy_default_stream_does_not_matter() {
 
 /// The scan epoch was a by-value kernel parameter, so a replayed graph reused it. Now: reduce
 /// and scan captured once, replayed 3 times with fresh data copied into the same buffers; with
-/// grids of one wave and of several.
+/// grids of one wave and of several, and a scan small enough to launch as one thread block
+/// cluster (sm_90+).
 #[test]
 fn graph_capture_replays_with_fresh_data() {
     let Some(wk) = device(None) else { return };
-    for n in [(1 << 20) + 3, (1 << 23) + 3] {
+    for n in [(1 << 16) - 3, (1 << 20) + 3, (1 << 23) + 3] {
         capture_and_replay(&wk, n);
     }
 }

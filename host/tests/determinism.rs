@@ -144,11 +144,10 @@ fn hashes<T: Spread>(
     result
 }
 
-fn same_bits_everywhere<T: Spread>(name: &str) {
+fn same_bits_everywhere<T: Spread>(name: &str, n: usize) {
     let Some(wk) = device(None) else { return };
     let (major, minor) = wk.compute_capability();
     let (seed, mut rng) = seeded();
-    let n = (1 << 22) + 12_345;
     let data: Vec<T> = (0..n).map(|_| T::draw(&mut rng)).collect();
     let ctx = wk.context().clone();
     let mut modules = vec![(format!("{} (default)", wk.describe()), wk)];
@@ -206,12 +205,21 @@ fn same_bits_everywhere<T: Spread>(name: &str) {
 
 #[test]
 fn f32_sums_have_the_same_bits_at_every_offset_and_from_every_module() {
-    same_bits_everywhere::<f32>("f32");
+    same_bits_everywhere::<f32>("f32", (1 << 22) + 12_345);
 }
 
 #[test]
 fn f64_sums_have_the_same_bits_at_every_offset_and_from_every_module() {
-    same_bits_everywhere::<f64>("f64");
+    same_bits_everywhere::<f64>("f64", (1 << 22) + 12_345);
+}
+
+/// Inputs of at most 16 scan tiles, which sm_90 and newer scan as one thread block cluster
+/// and older targets through the look-back: the same bits from both (16 tiles of 4096 `f32`,
+/// 16 of 2048 `f64`).
+#[test]
+fn small_sums_have_the_same_bits_with_and_without_clusters() {
+    same_bits_everywhere::<f32>("f32", (1 << 16) - 3);
+    same_bits_everywhere::<f64>("f64", (1 << 15) - 5);
 }
 
 /// Eight queues on eight streams, each with a scan and a reduce in flight at the same time

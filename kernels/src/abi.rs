@@ -87,6 +87,13 @@ pub mod params {
         pub const TILE_TOTALS: u32 = 1;
         /// Tile `t`'s exclusive prefix is `tiles[t]` (no look-back): read, scan and write.
         pub const FROM_TILE_PREFIXES: u32 = 2;
+        /// As [`SINGLE`], in a launch whose whole grid is one thread block cluster of at most
+        /// [`SCAN_CLUSTER_TILES`](crate::abi::layout::SCAN_CLUSTER_TILES) blocks (sm_90+):
+        /// each tile sends its total to the later tiles' shared memory and finds its prefix
+        /// after a cluster barrier, with no look-back through global memory. Kernels compiled
+        /// for older targets, and accumulators of other than 4, 8, 12 or 16 bytes, take the
+        /// look-back instead (the same bits).
+        pub const CLUSTER: u32 = 3;
     }
 
     /// `rows_*` kernels: one reduction or scan per row.
@@ -119,6 +126,12 @@ pub mod layout {
 
     /// Tiles per look-back group of the device scan.
     pub const SCAN_GROUP: usize = 32;
+
+    /// Tiles of the device scan's inputs small enough to run as one thread block cluster
+    /// ([`scan_pass::CLUSTER`](super::params::scan_pass::CLUSTER)) at most: the largest cluster
+    /// an H100 or H200 launches (16 with the non-portable cluster size allowed; 8 is the
+    /// portable size).
+    pub const SCAN_CLUSTER_TILES: usize = 16;
 
     /// Slots of a scan's tile status for `capacity` tiles: one aggregate per tile, then per
     /// group of [`SCAN_GROUP`] tiles its aggregate and its inclusive prefix.
@@ -308,9 +321,24 @@ pub mod layout {
     /// tiles of 8: 4.35 → 4.6 µs).
     pub const SCAN_ONE_GROUP_STRIPES: u64 = 4;
 
+    /// Stripes per thread, at most, of the tiles of an input small enough to run as one
+    /// cluster of at most [`SCAN_CLUSTER_TILES`] tiles, which such an input takes (the fewest
+    /// stripes that fit). Measured on an H200 (`h200-2026-11-27-scan-cluster-ab.csv`, A B B A,
+    /// 15 pairs, `u32`/`f32`/`u64`/`f64` inclusive and exclusive sums), clusters against the
+    /// look-back over one group of 32 tiles: 4-byte scans at 2^15 items in 16 tiles of 2
+    /// stripes instead of 32 of 1, cold 5.9-6.1 → 5.7 µs (1.20-1.30× → 1.29-1.35× CUB), warm
+    /// 3.1-3.5 → 3.1-3.2 µs; at 2^16 in 16 tiles of 4 instead of 32 of 2, warm 3.5-3.7 →
+    /// 3.3-3.4 µs, cold 6.1-6.4 → 6.0-6.2 µs; 8-byte scans at 2^15 in 16 of 4 instead of 32 of
+    /// 2, level. Tiles of 8 stripes lost what the cluster saves and more, as only 16
+    /// multiprocessors then move the input: 4-byte at 2^17 warm 3.4 → 4.0-4.25 µs, cold
+    /// 6.4-6.8 → 6.7-7.0 µs, 8-byte at 2^16 warm 3.4-3.6 → 4.1-4.2 µs.
+    pub const SCAN_CLUSTER_STRIPES: u64 = 4;
+
     /// Stripes per thread in the device scan's tiles over `len` items of `item_bytes`: the
-    /// fewest of 1, 2 and 4 ([`SCAN_ONE_GROUP_STRIPES`]) that put the input in one look-back
-    /// group, if any; else the kernel's [`scan_stripes`](tuning::scan_stripes), while the input
+    /// fewest of 1, 2 and 4 ([`SCAN_CLUSTER_STRIPES`]) that put the input in one cluster of
+    /// tiles ([`SCAN_CLUSTER_TILES`]), if any; else the fewest of 1, 2 and 4
+    /// ([`SCAN_ONE_GROUP_STRIPES`]) that put it in one look-back group, if any; else the
+    /// kernel's [`scan_stripes`](tuning::scan_stripes), while the input
     /// would make fewer than [`SCAN_MIN_TILES`] tiles (down to one) the next power of two
     /// below it for items that move in vectors (which the kernel shifts by), else half of it.
     /// A function of the length alone, so a float scan combines the same items in the same
@@ -319,6 +347,13 @@ pub mod layout {
         let stripe_items =
             (tuning::SCAN_THREADS as usize * tuning::vector_items(item_bytes)) as u64;
         let most = tuning::scan_stripes(item_bytes) as u64;
+        let mut stripes = 1;
+        while stripes <= SCAN_CLUSTER_STRIPES && stripes <= most {
+            if len.div_ceil(stripe_items * stripes) <= SCAN_CLUSTER_TILES as u64 {
+                return stripes as u32;
+            }
+            stripes *= 2;
+        }
         let mut stripes = 1;
         while stripes <= SCAN_ONE_GROUP_STRIPES && stripes <= most {
             if len.div_ceil(stripe_items * stripes) <= SCAN_GROUP as u64 {
@@ -437,17 +472,22 @@ mod tests {
         assert_eq!(layout::scan_tile_items((min - 1) * 4096, 8), 2048); // 8 → 4 stripes
         assert_eq!(layout::scan_tile_items(1 << 20, 8), 4096); // 256 tiles
         assert_eq!(layout::scan_stripes((min - 1) * 256 * 13, 12), 6); // 13 → 6
-        // Inputs that fit one look-back group of tiles of at most 4 stripes take one.
+        // Inputs that fit one cluster of at most 16 tiles of at most 4 stripes take one; those
+        // that fit one look-back group of 32 such tiles, one group.
         let group = layout::SCAN_GROUP as u64;
+        let cluster = layout::SCAN_CLUSTER_TILES as u64;
         assert_eq!(layout::scan_tile_items(1, 4), 1024);
-        assert_eq!(layout::scan_tile_items(group * 1024, 4), 1024);
-        assert_eq!(layout::scan_tile_items(group * 1024 + 1, 4), 2048);
-        assert_eq!(layout::scan_tile_items(1 << 16, 4), 2048); // 32 tiles, not 64 of 1024
-        assert_eq!(layout::scan_tile_items(1 << 17, 4), 4096);
+        assert_eq!(layout::scan_tile_items(cluster * 1024, 4), 1024);
+        assert_eq!(layout::scan_tile_items(cluster * 1024 + 1, 4), 2048); // 9 tiles of 2
+        assert_eq!(layout::scan_tile_items(1 << 16, 4), 4096); // 16 tiles of 4
+        assert_eq!(layout::scan_tile_items((1 << 16) + 1, 4), 4096); // one group: 17 of 4
+        assert_eq!(layout::scan_tile_items(1 << 17, 4), 4096); // one group: 32 of 4
         assert_eq!(layout::scan_tile_items(group * 4096 + 1, 4), 1024); // 129 tiles of 1
-        assert_eq!(layout::scan_tile_items(1 << 16, 8), 2048); // 4 stripes
+        assert_eq!(layout::scan_tile_items(1 << 15, 8), 2048); // 16 tiles of 4 stripes
+        assert_eq!(layout::scan_tile_items(1 << 16, 8), 2048); // one group: 32 of 4
         assert_eq!(layout::scan_tile_items(1 << 17, 8), 1024); // 128 tiles of 2
-        assert_eq!(layout::scan_stripes(group * 256 * 4, 12), 4);
+        assert_eq!(layout::scan_stripes(cluster * 256 * 4, 12), 4); // 16 tiles
+        assert_eq!(layout::scan_stripes(cluster * 256 * 4 + 1, 12), 4); // 17: one group
         assert_eq!(layout::scan_stripes(group * 256 * 4 + 1, 12), 1); // 129 tiles
         assert_eq!(layout::reduce_tile_items(1 << 20, 4), 4096);
         assert_eq!(layout::reduce_tiles(1 << 28, 4), layout::REDUCE_MAX_TILES);

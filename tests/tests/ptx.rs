@@ -329,6 +329,11 @@ fn grid_dependency_wrappers_emit_their_instruction_from_sm90() {
 }
 
 #[test]
+fn cluster_wrappers_emit_their_instruction_from_sm90() {
+    check_family_below(shims::CLUSTER, Below::Absent);
+}
+
+#[test]
 fn every_shim_kernel_is_in_a_family() {
     let listed: Vec<&str> = shims::FAMILIES
         .iter()
@@ -422,6 +427,47 @@ fn device_reduces_take_redux_for_every_warp_but_the_float_sums() {
         checked >= 36 * LIBRARY_PTX.len(),
         "{checked} reduce kernels"
     );
+}
+
+/// From sm_90 every device scan kernel has the cluster copy of its tile (`scan_pass::CLUSTER`):
+/// the cluster barrier's two phases, its sends into later tiles' shared memory (`mapa`,
+/// `st.shared::cluster`), and no status access in that copy; below sm_90 none of it.
+#[test]
+fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
+    let mut checked = 0;
+    for &(arch, ptx) in LIBRARY_PTX {
+        let clusters = Target::parse(arch).unwrap().compute >= 90;
+        for name in ptx
+            .split(".entry ")
+            .skip(1)
+            .filter_map(|entry| entry.split('(').next())
+            .filter(|name| name.starts_with("warpkit_scan_"))
+        {
+            let body = kernel_body(ptx, name);
+            let count = |instr: &str| count_instruction(body, instr);
+            let expected = |n: usize| if clusters { n } else { 0 };
+            // Arrivals: once as the tile starts, once after the sends; waits: before the
+            // sends, and (tiles after the first) before reading what was sent.
+            assert_eq!(
+                count("barrier.cluster.arrive"),
+                expected(2),
+                "{arch} {name}"
+            );
+            assert_eq!(count("barrier.cluster.wait"), expected(2), "{arch} {name}");
+            assert_eq!(
+                count("mapa.shared::cluster.u64") > 0,
+                clusters,
+                "{arch} {name}"
+            );
+            assert_eq!(
+                count("st.shared::cluster.u32") > 0,
+                clusters,
+                "{arch} {name}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 24 * LIBRARY_PTX.len(), "{checked} scan kernels");
 }
 
 /// The `f64` min and max reduce fold with `min.f64`/`max.f64` from sm_80 and rank below it.

@@ -48,6 +48,15 @@
 //! fits a single look-back group of tiles of at most 4 stripes takes one group, so that no
 //! tile waits for a group before its own.
 //!
+//! **One cluster instead of the look-back** ([`scan_pass::CLUSTER`], sm_90 and newer): an
+//! input of at most [`SCAN_CLUSTER_TILES`] tiles of at most 4 stripes
+//! ([`layout::SCAN_CLUSTER_STRIPES`](crate::abi::layout::SCAN_CLUSTER_STRIPES)) is launched as
+//! one thread block cluster. Each tile writes its total into the shared memory of every later
+//! tile of the cluster (`st.shared::cluster`), and after a cluster barrier each tile scans the
+//! totals before it with the look-back's own warp scan (`cluster_tile_prefix`): the same bits,
+//! with no round trip through L2 and no epoch. The kernel has both copies of its tile code,
+//! the cluster's and the look-back's, so neither carries the other's registers.
+//!
 //! **Two passes instead of one** ([`params::Scan::pass`]): the same kernel can instead write
 //! each tile's total (a read-only pass, [`scan_pass::TILE_TOTALS`]) and, once the caller has
 //! scanned those totals, scan each tile after its given prefix with no look-back
@@ -60,20 +69,26 @@
 
 use super::sync::{Backoff, warp_poll};
 use super::tile_status::{Slot, StatusArray, TileStatus};
-use super::tuning::{SCAN_THREADS, vectorizes};
+use super::tuning::{SCAN_THREADS, SM90, vectorizes};
 use super::{Vector, unrolled};
-use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
+use crate::abi::layout::{MAX_EPOCH, SCAN_CLUSTER_TILES, SCAN_GROUP, ScanControl};
 use crate::abi::params::{self, scan_pass};
 use crate::block;
 use crate::block::TempStorage;
 use crate::instr::LaneMask;
 use crate::instr::barrier::bar_warp_sync;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+use crate::instr::cluster::{
+    barrier_cluster_arrive, barrier_cluster_wait, mapa_shared_cluster_u64, st_shared_cluster_u32,
+};
 use crate::instr::memory::{
     cvta_to_shared_u64, ld_relaxed_gpu_u32, ld_shared_v4_u32, st_shared_v4_u32,
 };
 use crate::kernel::{self as thread, lane_id};
 use crate::ops::ReduceOp;
 use crate::warp::Warp;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+use crate::warp::shfl::map_words;
 use bytemuck::Pod;
 use core::mem::size_of;
 
@@ -93,8 +108,28 @@ pub struct ScanShared<T, A, const STRIPES: usize, const VEC: usize, const SAVED:
     /// ([`scan_saved_prefixes`](super::tuning::scan_saved_prefixes): for items that
     /// vectorize; larger ones keep it in a register and their tile in shared memory).
     thread_prefixes: [A; SAVED],
+    /// In a cluster launch ([`scan_pass::CLUSTER`]), the totals of the earlier tiles, sent
+    /// by them: tile `t`'s in row `t`, one 32-bit word of the accumulator per column.
+    cluster_totals: [[u32; CLUSTER_TOTAL_WORDS]; CLUSTER_ROWS],
     prefix: A,
     epoch: u32,
+}
+
+/// Accumulator words a cluster launch's tile total may have ([`cluster_launch`]).
+const CLUSTER_TOTAL_WORDS: usize = 4;
+/// Rows of [`ScanShared::cluster_totals`]: none where the target has no clusters.
+const CLUSTER_ROWS: usize = if SM90 { SCAN_CLUSTER_TILES } else { 0 };
+
+/// Whether this launch runs as one cluster ([`scan_pass::CLUSTER`]): asked for, compiled for
+/// sm_90 or newer, and an accumulator of whole 32-bit words that fits a row of
+/// [`ScanShared::cluster_totals`]. Otherwise a cluster launch takes the look-back.
+#[inline(always)]
+fn cluster_launch<A>(pass: u32) -> bool {
+    let words = size_of::<A>() / 4;
+    SM90 && pass == scan_pass::CLUSTER
+        && size_of::<A>() % 4 == 0
+        && align_of::<A>() >= 4
+        && words <= CLUSTER_TOTAL_WORDS
 }
 
 /// Warp 0 of tile `tile > 0`: the tile's exclusive prefix (see the [module docs](self)).
@@ -194,6 +229,80 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
     }
 }
 
+/// Tile `tile`'s exclusive prefix in a launch of `tiles` tiles that is one cluster (see
+/// [`scan_pass::CLUSTER`]); every thread of the block calls it and gets it. Each tile sends its
+/// total to the shared memory of every later tile, and after a cluster barrier tile `t` scans
+/// the totals of tiles `0..t` as a look-back group does ([`tile_prefix`], group 0): the same
+/// warp scan over the same values, so the same bits. No global memory, no epoch.
+///
+/// Cluster barrier phases: every thread arrived at phase 0 as the kernel started, so once it
+/// completes every block has started and its shared memory may be written; the sends happen
+/// before phase 1's arrival, so they are seen after its wait. Tile 0 receives nothing and
+/// returns without waiting (it may exit: nothing accesses its shared memory); a later tile
+/// reads only its own shared memory, after the wait.
+///
+/// # Safety
+/// Launched as one cluster of `tiles` ≤ [`SCAN_CLUSTER_TILES`] blocks, tile `t` being the
+/// block of rank `t`; every thread of the block arrived at the cluster barrier once at the
+/// start of the kernel and calls this once; [`cluster_launch`]`::<A>` holds.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[inline(always)]
+unsafe fn cluster_tile_prefix<A: Pod, Op: ReduceOp<A>>(
+    tile: u32,
+    tiles: u32,
+    tile_total: A,
+    totals: *mut [[u32; CLUSTER_TOTAL_WORDS]; CLUSTER_ROWS],
+    prefix: *mut A,
+    op: Op,
+) -> A {
+    let tid = thread::thread_idx_x();
+    let identity = op.identity();
+    // SAFETY: the caller's conditions: the phases are as the docs say, and row `t` of a tile's
+    // totals is written only by tile `t`, before phase 1.
+    unsafe {
+        barrier_cluster_wait();
+        let lane = lane_id();
+        if tid < 32 && lane > tile && lane < tiles {
+            let row = cvta_to_shared_u64(
+                totals
+                    .cast::<[u32; CLUSTER_TOTAL_WORDS]>()
+                    .add(tile as usize) as u64,
+            );
+            let row = mapa_shared_cluster_u64(row, lane);
+            let mut k = 0;
+            map_words(tile_total, |w| {
+                st_shared_cluster_u32(row + 4 * k, w);
+                k += 1;
+                w
+            });
+        }
+        barrier_cluster_arrive();
+        if tile == 0 {
+            return identity;
+        }
+        barrier_cluster_wait();
+        if tid < 32 {
+            let total = if lane < tile {
+                let row = &(*totals)[lane as usize];
+                let mut k = 0;
+                map_words(identity, |_| {
+                    k += 1;
+                    row[(k - 1) % CLUSTER_TOTAL_WORDS]
+                })
+            } else {
+                identity
+            };
+            let scanned = Warp::full().inclusive_scan(total, op);
+            let before_tile = Warp::full().shfl(scanned, tile - 1);
+            if tid == 0 {
+                *prefix = before_tile;
+            }
+        }
+        thread::sync_threads();
+        *prefix
+    }
+}
+
 /// Warp 0 of tile `tile > 0`, before its tile arrives: asks L2 for the lines that its
 /// look-back ([`tile_prefix`]) reads first: lane `i`'s tile of the group and group
 /// `group - 1 - i`'s slots. Where the status has left L2 (evicted by the tiles streaming
@@ -233,7 +342,6 @@ unsafe fn prefetch_lookback<A>(array: StatusArray, tile: u32) {
 /// [`scan_tile_items`](crate::abi::layout::scan_tile_items)`(len)` items; `p` as documented on
 /// [`params::Scan`]; `shared` is this block's shared memory.
 #[inline(always)]
-#[allow(clippy::needless_range_loop)] // index loops unroll into registers
 pub unsafe fn scan<
     T: Pod,
     A: Pod,
@@ -241,6 +349,39 @@ pub unsafe fn scan<
     const STRIPES: usize,
     const VEC: usize,
     const SAVED: usize,
+>(
+    p: params::Scan,
+    op: Op,
+    load: impl Fn(T) -> A,
+    store: impl Fn(A) -> T,
+    shared: *mut ScanShared<T, A, STRIPES, VEC, SAVED>,
+) {
+    // Two copies of the tile's code, each without the other's branches: with one flag for
+    // both, `ptxas` 12.9 spilled 8 bytes in the 8-byte scans under their 40 registers.
+    // SAFETY: forwarded; `cluster_launch` is the condition of the cluster copy.
+    unsafe {
+        if cluster_launch::<A>(p.pass) {
+            scan_tile::<T, A, Op, STRIPES, VEC, SAVED, true>(p, op, &load, &store, shared)
+        } else {
+            scan_tile::<T, A, Op, STRIPES, VEC, SAVED, false>(p, op, &load, &store, shared)
+        }
+    }
+}
+
+/// [`scan`] as one cluster of tiles (`CLUSTER`, where [`cluster_launch`] holds) or otherwise.
+///
+/// # Safety
+/// As [`scan`]; `CLUSTER` only where [`cluster_launch`] holds.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // index loops unroll into registers
+unsafe fn scan_tile<
+    T: Pod,
+    A: Pod,
+    Op: ReduceOp<A>,
+    const STRIPES: usize,
+    const VEC: usize,
+    const SAVED: usize,
+    const CLUSTER: bool,
 >(
     p: params::Scan,
     op: Op,
@@ -268,6 +409,12 @@ pub unsafe fn scan<
     // warp touches only its own part of the staged tile, between `bar.warp.sync`s.
     unsafe {
         let tile = thread::block_idx_x();
+        let cluster = CLUSTER;
+        // Phase 0 of the cluster barrier: this block has started (`cluster_tile_prefix`).
+        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+        if cluster {
+            barrier_cluster_arrive();
+        }
         // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`:
         // for items that vectorize, `STRIPES` or a power of two below it, as the host gives.
         // Saying so lets the compiler shift instead of multiply: without it, 4-byte scans
@@ -325,6 +472,8 @@ pub unsafe fn scan<
             words: p.status as *mut u64,
             capacity: p.capacity,
         };
+        // (Not in a cluster launch that takes the look-back: a hint, which only kernels whose
+        // accumulators do not fit a cluster's rows would miss.)
         if warp_id == 0 && tile > 0 && p.pass == scan_pass::SINGLE {
             prefetch_lookback::<A>(array, tile);
         }
@@ -393,7 +542,7 @@ pub unsafe fn scan<
         // The epoch, read once the tile has arrived: read before the loads, its register made
         // the 8-byte scans spill (`ptxas` 12.9, sm_90), and so did a prefetch of its line at
         // the top of the kernel. The block's barriers below make it visible to warp 0.
-        if tid == 0 {
+        if tid == 0 && !cluster {
             (*shared).epoch = ld_relaxed_gpu_u32(&raw const (*control).epoch);
         }
         let (warp_prefix, tile_total) =
@@ -414,7 +563,8 @@ pub unsafe fn scan<
             *saved() = thread_prefix;
         }
         let thread_prefix = || if SAVED > 0 { *saved() } else { thread_prefix };
-        let epoch = (*shared).epoch;
+        // (A cluster launch has no epoch: it touches no status.)
+        let epoch = if cluster { 0 } else { (*shared).epoch };
         let status = TileStatus {
             array,
             flag: epoch + 1,
@@ -427,6 +577,21 @@ pub unsafe fn scan<
         let mut run = thread_prefix();
         if p.pass == scan_pass::FROM_TILE_PREFIXES {
             run = op.combine(*(p.tiles as *const A).add(tile as usize), run);
+        } else if cluster {
+            #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+            {
+                let before_tile = cluster_tile_prefix(
+                    tile,
+                    thread::grid_dim_x(),
+                    tile_total,
+                    &raw mut (*shared).cluster_totals,
+                    &raw mut (*shared).prefix,
+                    op,
+                );
+                if tile > 0 {
+                    run = op.combine(before_tile, run);
+                }
+            }
         } else if tile > 0 {
             if tid == 0 {
                 status.publish(Slot::Tile(tile), tile_total);

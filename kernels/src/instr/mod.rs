@@ -32,6 +32,7 @@ pub mod activemask;
 #[cfg(not(warpkit_target_below_sm70))]
 pub mod atomic;
 pub mod barrier;
+pub mod cluster;
 pub mod griddepcontrol;
 #[cfg(not(warpkit_target_below_sm70))]
 pub mod matching;

@@ -1,5 +1,6 @@
 //! Special registers: the lane's identity in its warp (`%laneid`, `%lanemask_*`) and the
-//! thread's, block's and grid's coordinates (`%tid`, `%ctaid`, `%ntid`, `%nctaid`).
+//! thread's, block's and grid's coordinates (`%tid`, `%ctaid`, `%ntid`, `%nctaid`), and the
+//! block's place in its cluster (`%cluster_ctarank`, `%cluster_nctarank`).
 //!
 //! Every register is read the same way: one `mov.u32 d, %reg;` through inline `asm!`, marked
 //! `pure` and `nomem` so repeated reads fold into one. The PTX ISA's
@@ -90,4 +91,19 @@ special_register! {
     nctaid_y => "%nctaid.y", "nctaid";
     /// `%nctaid.z` (`gridDim.z`). PTX 1.0, every target.
     nctaid_z => "%nctaid.z", "nctaid";
+    /// `%cluster_ctarank`: the block's rank in its cluster, `0..cluster_nctarank()` (0 in a
+    /// launch without clusters, where each block is a cluster of one; see
+    /// [`crate::instr::cluster`]).
+    ///
+    /// PTX 7.8, sm_90+.
+    #[doc(alias = "cluster.block_rank")]
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    cluster_ctarank => "%cluster_ctarank", "cluster-ctarank";
+    /// `%cluster_nctarank`: blocks in the calling thread's cluster (1 in a launch without
+    /// clusters).
+    ///
+    /// PTX 7.8, sm_90+.
+    #[doc(alias = "cluster.num_blocks")]
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    cluster_nctarank => "%cluster_nctarank", "cluster-nctarank";
 }

@@ -63,11 +63,11 @@ macro_rules! shims {
 mod families {
     use warpkit::LaneMask;
     // Below sm_90 its shims are compiled out.
-    #[cfg_attr(not(target_feature = "sm_90"), allow(unused_imports))]
-    use warpkit::instr::griddepcontrol::*;
     use warpkit::instr::{
         activemask::*, atomic::*, barrier::*, matching::*, memory::*, redux::*, shfl::*,
     };
+    #[cfg_attr(not(target_feature = "sm_90"), allow(unused_imports))]
+    use warpkit::instr::{cluster::*, griddepcontrol::*};
     use warpkit::instr::{sreg::*, vote::*};
     use warpkit::ops::Sum;
     use warpkit::warp::{Tile, shfl::*};
@@ -261,6 +261,41 @@ mod families {
             warpkit_instr_griddepcontrol_launch_dependents => "griddepcontrol.launch_dependents" * 1, since sm_90: |a, _b, _c| { griddepcontrol_launch_dependents(); a };
         }
     }
+    // SAFETY (the `unsafe` blocks below): every thread arrives once and then waits; each thread
+    // accesses only its own word of its own block's shared memory (its block is the cluster's
+    // rank `cluster_ctarank()`, alive while it runs).
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    shims! {
+        /// Thread block clusters: the cluster barrier, the block's rank and the cluster's size,
+        /// and distributed shared memory (PTX 7.8: sm_90+; absent below).
+        pub CLUSTER {
+            warpkit_instr_barrier_cluster_arrive => "barrier.cluster.arrive" * 1, since sm_90: |a, _b, _c| { unsafe { barrier_cluster_arrive(); barrier_cluster_wait() }; a };
+            warpkit_instr_barrier_cluster_wait => "barrier.cluster.wait" * 1, since sm_90: |a, _b, _c| { unsafe { barrier_cluster_arrive(); barrier_cluster_wait() }; a };
+            warpkit_instr_cluster_ctarank => "%cluster_ctarank" * 1, since sm_90: |_a, _b, _c| cluster_ctarank();
+            warpkit_instr_cluster_nctarank => "%cluster_nctarank" * 1, since sm_90: |_a, _b, _c| cluster_nctarank();
+            warpkit_instr_mapa_shared_cluster_u64 => "mapa.shared::cluster.u64" * 1, since sm_90: |a, b, _c| mapa_shared_cluster_u64((a as u64) << 32 | b as u64, a & 15) as u32;
+            warpkit_instr_ld_shared_cluster_u32 => "ld.shared::cluster.u32" * 1, since sm_90: |a, _b, _c| {
+                let mine = unsafe { warpkit::shared_array!(LD_CLUSTER_U32: [u32; 1024]).cast::<u32>().add(warpkit::kernel::thread_idx_x() as usize % 1024) };
+                unsafe { *mine = a };
+                unsafe { ld_shared_cluster_u32(mapa_shared_cluster_u64(cvta_to_shared_u64(mine as u64), cluster_ctarank())) }
+            };
+            warpkit_instr_ld_shared_cluster_u64 => "ld.shared::cluster.u64" * 1, since sm_90: |a, b, _c| {
+                let mine = unsafe { warpkit::shared_array!(LD_CLUSTER_U64: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) };
+                unsafe { *mine = (a as u64) << 32 | b as u64 };
+                unsafe { ld_shared_cluster_u64(mapa_shared_cluster_u64(cvta_to_shared_u64(mine as u64), cluster_ctarank())) as u32 }
+            };
+            warpkit_instr_st_shared_cluster_u32 => "st.shared::cluster.u32" * 1, since sm_90: |a, _b, _c| {
+                let mine = unsafe { warpkit::shared_array!(ST_CLUSTER_U32: [u32; 1024]).cast::<u32>().add(warpkit::kernel::thread_idx_x() as usize % 1024) };
+                unsafe { st_shared_cluster_u32(mapa_shared_cluster_u64(cvta_to_shared_u64(mine as u64), cluster_ctarank()), a) };
+                unsafe { *mine }
+            };
+            warpkit_instr_st_shared_cluster_u64 => "st.shared::cluster.u64" * 1, since sm_90: |a, b, _c| {
+                let mine = unsafe { warpkit::shared_array!(ST_CLUSTER_U64: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) };
+                unsafe { st_shared_cluster_u64(mapa_shared_cluster_u64(cvta_to_shared_u64(mine as u64), cluster_ctarank()), (a as u64) << 32 | b as u64) };
+                unsafe { *mine as u32 }
+            };
+        }
+    }
     // SAFETY (the `unsafe` blocks below): `p + 2` is the thread's own 8-byte-aligned words of
     // global memory, touched by no other thread.
     shims! {
@@ -317,4 +352,5 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("async copy", ASYNC_COPY),
     ("L2 hints", L2_HINTS),
     ("grid dependency", GRIDDEPCONTROL),
+    ("cluster", CLUSTER),
 ];
