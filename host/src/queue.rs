@@ -53,9 +53,9 @@ pub struct Queue {
     /// Reduce blocks per multiprocessor of each reduce kernel launched on this queue, asked of
     /// the driver at its first launch (not on every launch: small reduces are host-bound).
     reduce_blocks: Vec<(Kernel, u32)>,
-    /// The largest cluster of each reduce and scan kernel launched on this queue, asked of the
-    /// driver at its first launch ([`Kernel::cluster_blocks`]).
-    clusters: Vec<(Kernel, u32)>,
+    /// The largest cluster of each scan kernel launched on this queue, asked of the driver at
+    /// its first launch ([`Kernel::cluster_blocks`]).
+    scan_clusters: Vec<(Kernel, u32)>,
     /// Blocks of the device reduce's launches, if not the default ([`Queue::set_reduce_grid`]).
     reduce_grid: Option<NonZeroU32>,
 }
@@ -172,7 +172,7 @@ impl Queue {
             scan: None,
             offsets: None,
             reduce_blocks: Vec::new(),
-            clusters: Vec::new(),
+            scan_clusters: Vec::new(),
             reduce_grid: None,
         }
     }
@@ -315,11 +315,6 @@ impl Queue {
                 layout::reduce_even_share(input, len as u64, item_bytes, grid),
             ),
         };
-        // One cluster where the grid fits one: the blocks' partials through distributed
-        // shared memory (the kernel takes that end where each block has one partial).
-        let cluster = grid > 1
-            && grid
-                <= self.cluster_blocks(kernel, REDUCE_THREADS, layout::REDUCE_CLUSTER_BLOCKS)?;
         let storage = self.reduce_storage(value_bytes)?;
         let params = params::Reduce {
             input,
@@ -332,8 +327,6 @@ impl Queue {
             tiles: tiles as u32,
             share_tiles,
             share_extra,
-            cluster: cluster as u32,
-            padding: 0,
         };
         // SAFETY: reduce kernels take `params::Reduce`; the partials hold REDUCE_MAX_TILES
         // values; the slots and the counter are zero; the callers checked input and output.
@@ -343,24 +336,24 @@ impl Queue {
                 grid,
                 REDUCE_THREADS,
                 &params,
-                cluster,
+                false,
                 "reduce launch",
             )
         }
     }
 
-    /// The most blocks of `block` threads a launch of `kernel` runs as one thread block cluster
-    /// (at most `most`; 0 where the device or the kernel's target has no clusters).
-    fn cluster_blocks(&mut self, kernel: Kernel, block: u32, most: usize) -> Result<u32, Error> {
-        let blocks = match self.clusters.iter().find(|(k, _)| *k == kernel) {
-            Some(&(_, blocks)) => blocks,
-            None => {
-                let blocks = kernel.cluster_blocks(self.wk.context(), block)?;
-                self.clusters.push((kernel, blocks));
-                blocks
-            }
-        };
-        Ok(blocks.min(most as u32))
+    /// The most tiles a scan with `kernel` runs as one thread block cluster
+    /// ([`scan_pass::CLUSTER`]): at most [`layout::SCAN_CLUSTER_TILES`], 0 where the device or
+    /// the kernel's target has no clusters.
+    fn scan_cluster_blocks(&mut self, kernel: Kernel) -> Result<u32, Error> {
+        if let Some(&(_, blocks)) = self.scan_clusters.iter().find(|(k, _)| *k == kernel) {
+            return Ok(blocks);
+        }
+        let blocks = kernel
+            .cluster_blocks(self.wk.context(), SCAN_THREADS)?
+            .min(layout::SCAN_CLUSTER_TILES as u32);
+        self.scan_clusters.push((kernel, blocks));
+        Ok(blocks)
     }
 
     /// Blocks of `kernel` the reduce grid puts on each multiprocessor: as many as are resident
@@ -435,8 +428,7 @@ impl Queue {
         // One cluster of at most 16 tiles: no look-back through global memory.
         let cluster = pass_code == scan_pass::SINGLE
             && tiles > 1
-            && tiles
-                <= self.cluster_blocks(kernel, SCAN_THREADS, layout::SCAN_CLUSTER_TILES)? as usize;
+            && tiles <= self.scan_cluster_blocks(kernel)? as usize;
         let pass_code = if cluster {
             scan_pass::CLUSTER
         } else {

@@ -43,12 +43,6 @@ pub mod params {
         pub share_tiles: u32,
         /// See [`Self::share_tiles`].
         pub share_extra: u32,
-        /// 1 when the grid is launched as one thread block cluster (sm_90+, at most
-        /// [`REDUCE_CLUSTER_BLOCKS`](super::layout::REDUCE_CLUSTER_BLOCKS) blocks): then, if
-        /// each block has one partial, the blocks send them to block 0's shared memory and
-        /// meet at the cluster barrier instead of publishing them in `slots`. 0 otherwise.
-        pub cluster: u32,
-        pub padding: u32,
     }
 
     /// `scan` kernels: `output[..len]` = the scan of `input[..len]`.
@@ -164,11 +158,6 @@ pub mod layout {
     /// Epochs count modulo this, so a status flag (`epoch + 1`) is never 0, the value of
     /// zeroed storage.
     pub const MAX_EPOCH: u32 = u32::MAX;
-
-    /// Blocks of a device reduce launched as one thread block cluster at most
-    /// ([`params::Reduce::cluster`](super::params::Reduce::cluster)): the largest cluster an
-    /// H100 or H200 launches, as for the scan ([`SCAN_CLUSTER_TILES`]).
-    pub const REDUCE_CLUSTER_BLOCKS: usize = 16;
 
     /// Tiles of the device reduce at most: its tile grows with the input so that the partials
     /// (one per tile) fit in `REDUCE_MAX_TILES` values. Each tile ends in a block reduce, so

@@ -470,41 +470,6 @@ fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
     assert!(checked >= 24 * LIBRARY_PTX.len(), "{checked} scan kernels");
 }
 
-/// From sm_90 every device reduce of items of at most 4 bytes has the cluster copy of its code
-/// (`params::Reduce::cluster`): two arrivals and two waits of the cluster barrier, its partial
-/// sent with `st.shared::cluster`; 8-byte items and targets below sm_90 have none of it.
-#[test]
-fn small_item_device_reduces_end_in_the_cluster_from_sm90() {
-    let mut checked = 0;
-    for &(arch, ptx) in LIBRARY_PTX {
-        let sm90 = Target::parse(arch).unwrap().compute >= 90;
-        for name in ptx
-            .split(".entry ")
-            .skip(1)
-            .filter_map(|entry| entry.split('(').next())
-            .filter(|name| name.starts_with("warpkit_reduce_"))
-        {
-            let wide = ["u64", "i64", "f64"].iter().any(|ty| name.ends_with(ty));
-            let clusters = sm90 && !wide;
-            let body = kernel_body(ptx, name);
-            let count = |instr: &str| count_instruction(body, instr);
-            let expected = if clusters { 2 } else { 0 };
-            assert_eq!(count("barrier.cluster.arrive"), expected, "{arch} {name}");
-            assert_eq!(count("barrier.cluster.wait"), expected, "{arch} {name}");
-            assert_eq!(
-                count("st.shared::cluster.u32") > 0,
-                clusters,
-                "{arch} {name}"
-            );
-            checked += 1;
-        }
-    }
-    assert!(
-        checked >= 36 * LIBRARY_PTX.len(),
-        "{checked} reduce kernels"
-    );
-}
-
 /// The `f64` min and max reduce fold with `min.f64`/`max.f64` from sm_80 and rank below it.
 #[test]
 fn f64_min_max_reduce_fold_with_the_float_instruction_from_sm80() {

@@ -14,7 +14,7 @@
 //!
 //! **The end of the launch.** Each block writes its partials; one block then combines them in
 //! block (tile) order and writes the result, so the kernel needs no second launch and no
-//! clearing launch. Three ways, chosen per launch by the number of partials (the same in every
+//! clearing launch. Two ways, chosen per launch by the number of partials (the same in every
 //! block):
 //!
 //! - *Fenced*: plain partials and an `acq_rel` ticket from a counter, whose release fence
@@ -49,35 +49,20 @@
 //!     until both had landed was slower still, on an H200: 0.3-0.4 µs at 2^20, and, for the
 //!     one partial per thread of 8-byte accumulators at 2^16, 0.7-1.0 µs slower cold than
 //!     waiting for each in turn (not understood).
-//! - *In the cluster* (sm_90 and newer, items of at most 4 bytes, a grid of at most
-//!   [`REDUCE_CLUSTER_BLOCKS`] blocks with one partial each: 2^16 4-byte items, 16 blocks):
-//!   the host launches the grid as one thread block cluster, each block writes its partial into
-//!   block 0's shared memory (`st.shared::cluster`) and block 0 combines them after the cluster
-//!   barrier, in the same order as the flagged end: no global memory between the blocks, no
-//!   polling ([`reduce_blocks`]).
 
 use super::sync::Backoff;
 use super::tile_status::SlotArray;
 use super::tuning::{REDUCE_THREADS, REDUCE_UNROLL, SM90, vectorizes};
 use super::{Vector, unrolled};
 use crate::abi::layout::{
-    REDUCE_CLUSTER_BLOCKS, REDUCE_FLAGGED_PARTIALS, reduce_flagged_batch, reduce_head_items,
-    reduce_share_tiles,
+    REDUCE_FLAGGED_PARTIALS, reduce_flagged_batch, reduce_head_items, reduce_share_tiles,
 };
 use crate::abi::params;
 use crate::block::{self, TempStorage};
 use crate::instr::atomic::{atom_add_acq_rel_gpu_u32, atom_add_relaxed_gpu_u32};
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-use crate::instr::cluster::{
-    barrier_cluster_arrive, barrier_cluster_wait, mapa_shared_cluster_u64, st_shared_cluster_u32,
-};
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-use crate::instr::memory::cvta_to_shared_u64;
 use crate::instr::memory::{cvta_to_global_u64, prefetch_global_l2, st_relaxed_gpu_u32};
 use crate::kernel as thread;
 use crate::ops::ReduceOp;
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-use crate::warp::shfl::map_words;
 use bytemuck::Pod;
 use core::mem::size_of;
 
@@ -85,33 +70,7 @@ use core::mem::size_of;
 #[repr(C)]
 pub struct ReduceShared<A> {
     warp_values: TempStorage<A>,
-    /// In block 0 of a cluster launch ([`cluster_launch`]), the blocks' partials, sent by
-    /// them: block `b`'s in row `b`, one 32-bit word of the accumulator per column.
-    cluster_partials: [[u32; CLUSTER_PARTIAL_WORDS]; CLUSTER_ROWS],
     last: u32,
-}
-
-/// Accumulator words a cluster launch's partial may have ([`cluster_launch`]).
-const CLUSTER_PARTIAL_WORDS: usize = 4;
-/// Rows of [`ReduceShared::cluster_partials`]: none where the target has no clusters.
-const CLUSTER_ROWS: usize = if SM90 { REDUCE_CLUSTER_BLOCKS } else { 0 };
-
-/// Whether this launch ends in the cluster ([`params::Reduce::cluster`]): launched as one
-/// cluster, compiled for sm_90 or newer, items of at most 4 bytes, one partial per block, and
-/// an accumulator of whole 32-bit words that fits a row of [`ReduceShared::cluster_partials`].
-/// Otherwise a cluster launch ends as any other. (Only items of at most 4 bytes fill at most
-/// 16 blocks at 2^16 items, and with the cluster copy of the code `ptxas` 12.9 gave the
-/// `f64` min and max 34 registers instead of 32 and spilled 8 bytes in the `f64` arg-max.)
-#[inline(always)]
-fn cluster_launch<T, A, Op: ReduceOp<A>>(p: &params::Reduce) -> bool {
-    let grid = thread::grid_dim_x();
-    SM90 && size_of::<T>() <= 4
-        && p.cluster != 0
-        && size_of::<A>() % 4 == 0
-        && align_of::<A>() >= 4
-        && size_of::<A>() / 4 <= CLUSTER_PARTIAL_WORDS
-        && grid as usize <= CLUSTER_ROWS
-        && (Op::ORDER_INDEPENDENT || p.tiles == grid)
 }
 
 /// Plain partials the last block's threads load at once (the fenced end).
@@ -132,42 +91,6 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
     finish: impl Fn(A) -> O,
     shared: *mut ReduceShared<A>,
 ) {
-    // Two copies of the block's code, each without the other's branches (as the scan's).
-    // SAFETY: forwarded; `cluster_launch` is the condition of the cluster copy.
-    unsafe {
-        if cluster_launch::<T, A, Op>(&p) {
-            reduce_blocks::<T, A, O, Op, VEC, true>(p, op, &load, &finish, shared)
-        } else {
-            reduce_blocks::<T, A, O, Op, VEC, false>(p, op, &load, &finish, shared)
-        }
-    }
-}
-
-/// [`reduce`], ending in the cluster (`CLUSTER`, where [`cluster_launch`] holds) or
-/// otherwise. In the cluster, every thread arrives at the cluster barrier as the block starts
-/// (phase 0: the block exists), waits for phase 0 before its block's partial goes to block 0's
-/// shared memory (`st.shared::cluster`), and arrives again (phase 1); block 0 waits for phase 1
-/// and combines the partials as the flagged end would, thread `t` taking partial `t`: the
-/// same bits, without the round trips to L2 of publishing and polling. The other blocks exit
-/// after arriving: nothing reads their shared memory.
-///
-/// # Safety
-/// As [`reduce`]; `CLUSTER` only where [`cluster_launch`] holds.
-#[inline(always)]
-unsafe fn reduce_blocks<
-    T: Pod,
-    A: Pod,
-    O: Pod,
-    Op: ReduceOp<A>,
-    const VEC: usize,
-    const CLUSTER: bool,
->(
-    p: params::Reduce,
-    op: Op,
-    load: impl Fn(usize, T) -> A,
-    finish: impl Fn(A) -> O,
-    shared: *mut ReduceShared<A>,
-) {
     const { assert!(VEC == super::tuning::vector_items(size_of::<T>())) };
     let (input, len) = (p.input as *const T, p.len as usize);
     let tid = thread::thread_idx_x();
@@ -175,11 +98,7 @@ unsafe fn reduce_blocks<
     let grid = thread::grid_dim_x();
     // SAFETY: the caller's conditions; every index is checked against `len`.
     unsafe {
-        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-        if CLUSTER {
-            barrier_cluster_arrive();
-        }
-        if tid == 0 && !CLUSTER && !collects_in_block_0::<A, Op>(grid as usize, p.tiles as usize) {
+        if tid == 0 && !collects_in_block_0::<A, Op>(grid as usize, p.tiles as usize) {
             // The ticket's line, asked of L2 behind the loads: after a run that left it out of
             // L2, the first block's ticket need not wait for DRAM.
             prefetch_global_l2(cvta_to_global_u64(p.counter));
@@ -192,9 +111,7 @@ unsafe fn reduce_blocks<
             let acc = even_share::<T, A, Op, VEC>(input, len, share, op, &load);
             let total = block::reduce(acc, op, &(*shared).warp_values);
             let flagged = Partials::<A>::flagged(grid as usize);
-            if CLUSTER {
-                send_to_block_0(block_id, total, shared);
-            } else if tid == 0 {
+            if tid == 0 {
                 partials.publish(flagged, block_id, total);
             }
             (grid as usize, flagged)
@@ -213,41 +130,13 @@ unsafe fn reduce_blocks<
                         one_tile_in_order::<T, A, Op>(input, len, start, tile_items, op, &load);
                     block::scan_warp_totals(acc, op, &(*shared).warp_values).1
                 };
-                if CLUSTER {
-                    send_to_block_0(tile, total, shared);
-                } else if tid == 0 {
+                if tid == 0 {
                     partials.publish(flagged, tile, total);
                 }
                 tile += grid as usize;
             }
             (tiles, flagged)
         };
-        if CLUSTER {
-            #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-            {
-                barrier_cluster_arrive();
-                if block_id != 0 {
-                    return;
-                }
-                barrier_cluster_wait();
-                let row = (*shared).cluster_partials[tid as usize % CLUSTER_ROWS.max(1)];
-                let mut k = 0;
-                let partial = map_words(op.identity(), |_| {
-                    k += 1;
-                    row[(k - 1) % CLUSTER_PARTIAL_WORDS]
-                });
-                let acc = if (tid as usize) < partial_count {
-                    op.combine(op.identity(), partial)
-                } else {
-                    op.identity()
-                };
-                let total = block::reduce(acc, op, &(*shared).warp_values);
-                if tid == 0 {
-                    *(p.output as *mut O) = finish(total);
-                }
-            }
-            return;
-        }
         let collect_in_block_0 = collects_in_block_0::<A, Op>(grid as usize, p.tiles as usize);
         if collect_in_block_0 {
             if block_id != 0 {
@@ -283,39 +172,6 @@ unsafe fn reduce_blocks<
             if !collect_in_block_0 {
                 st_relaxed_gpu_u32(counter, 0);
             }
-        }
-    }
-}
-
-/// In a cluster launch ([`reduce_blocks`]), called by every thread of the block once, after
-/// its partial `i` (its block's or its one tile's): waits for phase 0 of the cluster barrier,
-/// then thread 0 writes `total` into row `i` of block 0's
-/// [`ReduceShared::cluster_partials`].
-///
-/// # Safety
-/// A cluster launch as [`reduce_blocks`] describes; `i` is this block's rank in the cluster.
-#[inline(always)]
-#[cfg_attr(
-    all(target_arch = "nvptx64", not(target_feature = "sm_90")),
-    allow(unused_variables)
-)]
-unsafe fn send_to_block_0<A: Pod>(i: usize, total: A, shared: *mut ReduceShared<A>) {
-    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    // SAFETY: the caller's condition: block 0 has started (phase 0), row `i` is this block's
-    // alone, and block 0 reads it only after phase 1, which this block arrives at afterwards.
-    unsafe {
-        barrier_cluster_wait();
-        if thread::thread_idx_x() == 0 {
-            let row = (&raw mut (*shared).cluster_partials)
-                .cast::<[u32; CLUSTER_PARTIAL_WORDS]>()
-                .add(i);
-            let row = mapa_shared_cluster_u64(cvta_to_shared_u64(row as u64), 0);
-            let mut k = 0;
-            map_words(total, |w| {
-                st_shared_cluster_u32(row + 4 * k, w);
-                k += 1;
-                w
-            });
         }
     }
 }
