@@ -323,15 +323,15 @@ pub mod layout {
 
     /// Stripes per thread, at most, of the tiles of an input small enough to run as one
     /// cluster of at most [`SCAN_CLUSTER_TILES`] tiles, which such an input takes (the fewest
-    /// stripes that fit). Measured on an H200 (`h200-2026-11-27-scan-cluster-ab.csv`, A B B A,
-    /// 15 pairs, `u32`/`f32`/`u64`/`f64` inclusive and exclusive sums), clusters against the
-    /// look-back over one group of 32 tiles: 4-byte scans at 2^15 items in 16 tiles of 2
-    /// stripes instead of 32 of 1, cold 5.9-6.1 → 5.7 µs (1.20-1.30× → 1.29-1.35× CUB), warm
-    /// 3.1-3.5 → 3.1-3.2 µs; at 2^16 in 16 tiles of 4 instead of 32 of 2, warm 3.5-3.7 →
-    /// 3.3-3.4 µs, cold 6.1-6.4 → 6.0-6.2 µs; 8-byte scans at 2^15 in 16 of 4 instead of 32 of
-    /// 2, level. Tiles of 8 stripes lost what the cluster saves and more, as only 16
-    /// multiprocessors then move the input: 4-byte at 2^17 warm 3.4 → 4.0-4.25 µs, cold
-    /// 6.4-6.8 → 6.7-7.0 µs, 8-byte at 2^16 warm 3.4-3.6 → 4.1-4.2 µs.
+    /// stripes that fit). Measured on an H200, clusters against the look-back over one group
+    /// (A B B A, 15 pairs, `u32`/`f32`/`u64`/`f64` inclusive and exclusive sums,
+    /// `h200-2026-11-27-scan-cluster-ab.csv`): cold, 2^14 items 5.5-6.0 → 5.4-5.7 µs, 4-byte
+    /// 2^15 (16 tiles of 2 stripes instead of 32 of 1) 5.9-6.1 → 5.6-5.7 µs, 1.23-1.30× →
+    /// 1.28-1.35× CUB, 4-byte 2^16 (16 of 4 instead of 32 of 2) 6.0-6.3 → 5.9-6.1 µs, 8-byte
+    /// 2^15 0.1 µs faster. Tiles of 8 stripes lost more than the cluster saves, as only 16
+    /// multiprocessors then move the input (`h200-2026-11-27-scan-cluster-8-stripes-ab.csv`:
+    /// 4-byte 2^17 warm 3.4 → 4.0-4.25 µs, cold 6.4-6.6 → 6.7-7.0 µs; 8-byte 2^16 warm
+    /// 3.4-3.6 → 4.1-4.2 µs).
     pub const SCAN_CLUSTER_STRIPES: u64 = 4;
 
     /// Stripes per thread in the device scan's tiles over `len` items of `item_bytes`: the
