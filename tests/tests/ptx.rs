@@ -407,12 +407,7 @@ fn device_reduces_take_redux_for_every_warp_but_the_float_sums() {
     let mut checked = 0;
     for &(arch, ptx) in LIBRARY_PTX {
         let has_redux = Target::parse(arch).unwrap().compute >= 80;
-        for name in ptx
-            .split(".entry ")
-            .skip(1)
-            .filter_map(|entry| entry.split('(').next())
-            .filter(|name| name.starts_with("warpkit_reduce_"))
-        {
+        for name in entries_named(ptx, "warpkit_reduce_") {
             let body = kernel_body(ptx, name);
             let float_sum = ["f16", "bf16", "f32", "f64"]
                 .iter()
@@ -437,12 +432,7 @@ fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
     let mut checked = 0;
     for &(arch, ptx) in LIBRARY_PTX {
         let clusters = Target::parse(arch).unwrap().compute >= 90;
-        for name in ptx
-            .split(".entry ")
-            .skip(1)
-            .filter_map(|entry| entry.split('(').next())
-            .filter(|name| name.starts_with("warpkit_scan_"))
-        {
+        for name in entries_named(ptx, "warpkit_scan_") {
             let body = kernel_body(ptx, name);
             let count = |instr: &str| count_instruction(body, instr);
             let expected = |n: usize| if clusters { n } else { 0 };
@@ -468,6 +458,14 @@ fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
         }
     }
     assert!(checked >= 24 * LIBRARY_PTX.len(), "{checked} scan kernels");
+}
+
+/// The names of the `.entry` kernels of `ptx` that start with `prefix`.
+fn entries_named<'a>(ptx: &'a str, prefix: &'a str) -> impl Iterator<Item = &'a str> {
+    ptx.split(".entry ")
+        .skip(1)
+        .filter_map(|entry| entry.split('(').next())
+        .filter(move |name| name.starts_with(prefix))
 }
 
 /// The `f64` min and max reduce fold with `min.f64`/`max.f64` from sm_80 and rank below it.

@@ -127,7 +127,7 @@ const CLUSTER_ROWS: usize = if SM90 { SCAN_CLUSTER_TILES } else { 0 };
 fn cluster_launch<A>(pass: u32) -> bool {
     let words = size_of::<A>() / 4;
     SM90 && pass == scan_pass::CLUSTER
-        && size_of::<A>() % 4 == 0
+        && size_of::<A>().is_multiple_of(4)
         && align_of::<A>() >= 4
         && words <= CLUSTER_TOTAL_WORDS
 }
