@@ -45,6 +45,9 @@ for task in "${@:-suite}"; do
         cs inclusive-scan --type u64 --op max --n 1000003
         cs exclusive-scan --type f64 --n 70001
         cs inclusive-scan --type bf16 --n 70001
+        # At most 16 tiles: one thread block cluster on sm_90+ (tile totals in shared memory).
+        cs inclusive-scan --type f32 --n 65533
+        cs exclusive-scan --type f64 --n 32763 --offset 1
         # Grids of several waves (more tiles than resident blocks), a partial last tile.
         cs inclusive-scan --type u32 --n 8388613
         cs exclusive-scan --type f64 --n 4194311

@@ -283,7 +283,10 @@ unsafe fn cluster_tile_prefix<A: Pod, Op: ReduceOp<A>>(
         barrier_cluster_wait();
         if tid < 32 {
             let total = if lane < tile {
-                let row = &(*totals)[lane as usize];
+                // `lane < tile < CLUSTER_ROWS` (the caller's condition); the remainder only
+                // tells the compiler so, whose bounds check would put a panic branch between
+                // the block's barriers.
+                let row = &(*totals)[lane as usize % CLUSTER_ROWS.max(1)];
                 let mut k = 0;
                 map_words(identity, |_| {
                     k += 1;
