@@ -283,10 +283,10 @@ unsafe fn cluster_tile_prefix<A: Pod, Op: ReduceOp<A>>(
         barrier_cluster_wait();
         if tid < 32 {
             let total = if lane < tile {
-                // `lane < tile < CLUSTER_ROWS` (the caller's condition); the remainder only
-                // tells the compiler so, whose bounds check would put a panic branch between
-                // the block's barriers.
-                let row = &(*totals)[lane as usize % CLUSTER_ROWS.max(1)];
+                // `lane < tile < SCAN_CLUSTER_TILES` (the caller's condition): the remainder
+                // only tells the compiler so, whose bounds check would put a panic branch
+                // between the block's barriers.
+                let row = &(*totals)[lane as usize % SCAN_CLUSTER_TILES];
                 let mut k = 0;
                 map_words(identity, |_| {
                     k += 1;
