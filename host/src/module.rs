@@ -168,9 +168,6 @@ impl Kernel {
     ///
     /// CUDA guide: [Thread Block Clusters](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#thread-block-clusters).
     pub(crate) fn cluster_blocks(&self, ctx: &CudaContext, block: u32) -> Result<u32, Error> {
-        let launches_clusters = ctx
-            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
-            .during("device attribute")?;
         // SAFETY: a function of a loaded module; the query only reads its attributes.
         let target = unsafe {
             result::function::get_function_attribute(
@@ -179,7 +176,13 @@ impl Kernel {
             )
         }
         .during("kernel attribute")?;
-        if launches_clusters == 0 || target < 90 {
+        // (First the target: a driver older than CUDA 11.8, which cannot load sm_90 code,
+        // does not know the cluster attribute, and its error means no clusters.)
+        let launches_clusters = target >= 90
+            && ctx
+                .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
+                .is_ok_and(|yes| yes != 0);
+        if !launches_clusters {
             return Ok(0);
         }
         // SAFETY: as above; sets an attribute that only permits larger cluster launches. A
@@ -219,6 +222,8 @@ impl Kernel {
     /// # Safety
     /// The kernel takes exactly one parameter of type `P`; every address in it is valid for
     /// what the kernel does with it until the launch completes; the stream's context is bound.
+    /// Parameters that make the kernel use a cluster (`scan_pass::CLUSTER`) come with
+    /// `cluster` and a grid of at most [`cluster_blocks`](Self::cluster_blocks) blocks.
     pub(crate) unsafe fn launch<P>(
         &self,
         stream: &CudaStream,
@@ -318,7 +323,9 @@ pub(crate) fn driver_has_dependent_launch() -> Result<bool, Error> {
 /// `args` point to the kernel's parameters, one each, of their types; everything the kernel
 /// touches is valid until it completes; the stream's context is bound. With
 /// `launch.dependent`, the kernel executes `griddepcontrol.wait` before its first access to
-/// global memory, and [`driver_has_dependent_launch`].
+/// global memory, and [`driver_has_dependent_launch`]. With `launch.cluster`, the cluster
+/// size divides the grid and is one the kernel may launch with
+/// ([`Kernel::cluster_blocks`]).
 pub(crate) unsafe fn enqueue(
     func: sys::CUfunction,
     grid: (u32, u32, u32),

@@ -95,13 +95,15 @@ macro_rules! __scan_kernel {
                 let shared = $crate::__kernel_shared!($name, $crate::device::scan::ScanShared<$item, $acc,
                     { $crate::device::tuning::scan_stripes(core::mem::size_of::<$item>()) },
                     { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) },
-                    { $crate::device::tuning::scan_saved_prefixes(core::mem::size_of::<$item>()) }>);
+                    { $crate::device::tuning::scan_saved_prefixes(core::mem::size_of::<$item>()) },
+                    { $crate::device::tuning::scan_cluster_rows(core::mem::size_of::<$acc>(), core::mem::align_of::<$acc>()) }>);
                 // SAFETY: the host launches one block per tile and sizes the tile status.
                 unsafe {
                     $crate::device::scan::scan::<$item, $acc, _,
                         { $crate::device::tuning::scan_stripes(core::mem::size_of::<$item>()) },
                         { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) },
-                        { $crate::device::tuning::scan_saved_prefixes(core::mem::size_of::<$item>()) }>(
+                        { $crate::device::tuning::scan_saved_prefixes(core::mem::size_of::<$item>()) },
+                        { $crate::device::tuning::scan_cluster_rows(core::mem::size_of::<$acc>(), core::mem::align_of::<$acc>()) }>(
                         p, $op, $load, $store, shared)
                 }
             }

@@ -69,7 +69,7 @@
 
 use super::sync::{Backoff, warp_poll};
 use super::tile_status::{Slot, StatusArray, TileStatus};
-use super::tuning::{SCAN_THREADS, SM90, vectorizes};
+use super::tuning::{SCAN_THREADS, vectorizes};
 use super::{Vector, unrolled};
 use crate::abi::layout::{MAX_EPOCH, SCAN_CLUSTER_TILES, SCAN_GROUP, ScanControl};
 use crate::abi::params::{self, scan_pass};
@@ -97,7 +97,14 @@ const WARPS: usize = SCAN_THREADS as usize / 32;
 
 /// The block's shared memory.
 #[repr(C, align(16))]
-pub struct ScanShared<T, A, const STRIPES: usize, const VEC: usize, const SAVED: usize> {
+pub struct ScanShared<
+    T,
+    A,
+    const STRIPES: usize,
+    const VEC: usize,
+    const SAVED: usize,
+    const ROWS: usize,
+> {
     /// The tile's items, each warp's part in its own `32 * STRIPES` vectors: loaded once, read
     /// when the lanes fold their items and again when they scan and store them, so no item
     /// stays in a register through the look-back: few registers per thread, and the tile in
@@ -110,26 +117,21 @@ pub struct ScanShared<T, A, const STRIPES: usize, const VEC: usize, const SAVED:
     thread_prefixes: [A; SAVED],
     /// In a cluster launch ([`scan_pass::CLUSTER`]), the totals of the earlier tiles, sent
     /// by them: tile `t`'s in row `t`, one 32-bit word of the accumulator per column.
-    cluster_totals: [[u32; CLUSTER_TOTAL_WORDS]; CLUSTER_ROWS],
+    cluster_totals: [[u32; CLUSTER_TOTAL_WORDS]; ROWS],
     prefix: A,
     epoch: u32,
 }
 
-/// Accumulator words a cluster launch's tile total may have ([`cluster_launch`]).
-const CLUSTER_TOTAL_WORDS: usize = 4;
-/// Rows of [`ScanShared::cluster_totals`]: none where the target has no clusters.
-const CLUSTER_ROWS: usize = if SM90 { SCAN_CLUSTER_TILES } else { 0 };
+/// Accumulator words a cluster launch's tile total may have
+/// ([`scan_cluster_rows`](super::tuning::scan_cluster_rows)).
+pub(crate) const CLUSTER_TOTAL_WORDS: usize = 4;
 
-/// Whether this launch runs as one cluster ([`scan_pass::CLUSTER`]): asked for, compiled for
-/// sm_90 or newer, and an accumulator of whole 32-bit words that fits a row of
-/// [`ScanShared::cluster_totals`]. Otherwise a cluster launch takes the look-back.
+/// Whether this launch runs as one cluster ([`scan_pass::CLUSTER`]): asked for, and the kernel
+/// has rows for the tiles' totals (`ROWS`: compiled for sm_90 or newer, an accumulator of
+/// whole 32-bit words that fits a row). Otherwise a cluster launch takes the look-back.
 #[inline(always)]
-fn cluster_launch<A>(pass: u32) -> bool {
-    let words = size_of::<A>() / 4;
-    SM90 && pass == scan_pass::CLUSTER
-        && size_of::<A>().is_multiple_of(4)
-        && align_of::<A>() >= 4
-        && words <= CLUSTER_TOTAL_WORDS
+fn cluster_launch<const ROWS: usize>(pass: u32) -> bool {
+    ROWS > 0 && pass == scan_pass::CLUSTER
 }
 
 /// Warp 0 of tile `tile > 0`: the tile's exclusive prefix (see the [module docs](self)).
@@ -242,16 +244,17 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 /// reads only its own shared memory, after the wait.
 ///
 /// # Safety
-/// Launched as one cluster of `tiles` ≤ [`SCAN_CLUSTER_TILES`] blocks, tile `t` being the
-/// block of rank `t`; every thread of the block arrived at the cluster barrier once at the
-/// start of the kernel and calls this once; [`cluster_launch`]`::<A>` holds.
+/// Launched as one cluster of `tiles` = `%nctaid.x` ≤ `ROWS` = [`SCAN_CLUSTER_TILES`] blocks,
+/// tile `t` being the block of rank `t`, `tile < tiles`; every thread of every block of the
+/// cluster arrived at the cluster barrier once at the start of the kernel and calls this once;
+/// the accumulator fits a row of `totals` ([`CLUSTER_TOTAL_WORDS`] words).
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
-unsafe fn cluster_tile_prefix<A: Pod, Op: ReduceOp<A>>(
+unsafe fn cluster_tile_prefix<A: Pod, Op: ReduceOp<A>, const ROWS: usize>(
     tile: u32,
     tiles: u32,
     tile_total: A,
-    totals: *mut [[u32; CLUSTER_TOTAL_WORDS]; CLUSTER_ROWS],
+    totals: *mut [[u32; CLUSTER_TOTAL_WORDS]; ROWS],
     prefix: *mut A,
     op: Op,
 ) -> A {
@@ -352,21 +355,22 @@ pub unsafe fn scan<
     const STRIPES: usize,
     const VEC: usize,
     const SAVED: usize,
+    const ROWS: usize,
 >(
     p: params::Scan,
     op: Op,
     load: impl Fn(T) -> A,
     store: impl Fn(A) -> T,
-    shared: *mut ScanShared<T, A, STRIPES, VEC, SAVED>,
+    shared: *mut ScanShared<T, A, STRIPES, VEC, SAVED, ROWS>,
 ) {
     // Two copies of the tile's code, each without the other's branches: with one flag for
     // both, `ptxas` 12.9 spilled 8 bytes in the 8-byte scans under their 40 registers.
     // SAFETY: forwarded; `cluster_launch` is the condition of the cluster copy.
     unsafe {
-        if cluster_launch::<A>(p.pass) {
-            scan_tile::<T, A, Op, STRIPES, VEC, SAVED, true>(p, op, &load, &store, shared)
+        if cluster_launch::<ROWS>(p.pass) {
+            scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, true>(p, op, &load, &store, shared)
         } else {
-            scan_tile::<T, A, Op, STRIPES, VEC, SAVED, false>(p, op, &load, &store, shared)
+            scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, false>(p, op, &load, &store, shared)
         }
     }
 }
@@ -384,20 +388,22 @@ unsafe fn scan_tile<
     const STRIPES: usize,
     const VEC: usize,
     const SAVED: usize,
+    const ROWS: usize,
     const CLUSTER: bool,
 >(
     p: params::Scan,
     op: Op,
     load: impl Fn(T) -> A,
     store: impl Fn(A) -> T,
-    shared: *mut ScanShared<T, A, STRIPES, VEC, SAVED>,
+    shared: *mut ScanShared<T, A, STRIPES, VEC, SAVED, ROWS>,
 ) {
     const {
         assert!(VEC == super::tuning::vector_items(size_of::<T>()));
         assert!(STRIPES == super::tuning::scan_stripes(size_of::<T>()));
         assert!(SAVED == super::tuning::scan_saved_prefixes(size_of::<T>()));
+        assert!(ROWS == super::tuning::scan_cluster_rows(size_of::<A>(), align_of::<A>()));
         assert!(
-            size_of::<ScanShared<T, A, STRIPES, VEC, SAVED>>()
+            size_of::<ScanShared<T, A, STRIPES, VEC, SAVED, ROWS>>()
                 <= super::tuning::SCAN_MAX_SHARED_BYTES,
             "the device scan stages a tile of 256 items in shared memory: items of this size do not fit"
         );

@@ -92,6 +92,22 @@ pub const fn scan_saved_prefixes(item_bytes: usize) -> usize {
         0
     }
 }
+/// Rows of the scan's shared memory for the totals the tiles of a cluster launch send each
+/// other ([`scan_pass::CLUSTER`](crate::abi::params::scan_pass::CLUSTER)), by accumulator size
+/// and alignment: [`SCAN_CLUSTER_TILES`](crate::abi::layout::SCAN_CLUSTER_TILES) on sm_90 and
+/// newer for accumulators of whole 32-bit words, at most 16 bytes; else none, and such scans
+/// take the look-back (so the rows cost no shared memory where they cannot be used).
+pub const fn scan_cluster_rows(accumulator_bytes: usize, accumulator_align: usize) -> usize {
+    if SM90
+        && accumulator_bytes.is_multiple_of(4)
+        && accumulator_align >= 4
+        && accumulator_bytes <= 16
+    {
+        crate::abi::layout::SCAN_CLUSTER_TILES
+    } else {
+        0
+    }
+}
 /// The static shared memory a kernel may declare (CUDA's 48 KiB): the scan's tile and
 /// block storage must fit (256 items, 32 accumulators and a few words), which bounds scan
 /// items to 170 bytes.
