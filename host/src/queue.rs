@@ -150,6 +150,20 @@ impl ScanPass {
     }
 }
 
+/// `kernel`'s entry of `cache`, asked of `query` (the driver) the first time only.
+fn per_kernel(
+    cache: &mut Vec<(Kernel, u32)>,
+    kernel: Kernel,
+    query: impl FnOnce() -> Result<u32, Error>,
+) -> Result<u32, Error> {
+    if let Some(&(_, value)) = cache.iter().find(|(k, _)| *k == kernel) {
+        return Ok(value);
+    }
+    let value = query()?;
+    cache.push((kernel, value));
+    Ok(value)
+}
+
 /// Tiles of scan status allocated at least (a power of two).
 const MIN_SCAN_CAPACITY: usize = 1024;
 
@@ -346,27 +360,22 @@ impl Queue {
     /// ([`scan_pass::CLUSTER`]): at most [`layout::SCAN_CLUSTER_TILES`], 0 where the device or
     /// the kernel's target has no clusters.
     fn scan_cluster_blocks(&mut self, kernel: Kernel) -> Result<u32, Error> {
-        if let Some(&(_, blocks)) = self.scan_clusters.iter().find(|(k, _)| *k == kernel) {
-            return Ok(blocks);
-        }
-        let blocks = kernel
-            .cluster_blocks(self.wk.context(), SCAN_THREADS)?
-            .min(layout::SCAN_CLUSTER_TILES as u32);
-        self.scan_clusters.push((kernel, blocks));
-        Ok(blocks)
+        let ctx = self.wk.context();
+        per_kernel(&mut self.scan_clusters, kernel, || {
+            Ok(kernel
+                .cluster_blocks(ctx, SCAN_THREADS)?
+                .min(layout::SCAN_CLUSTER_TILES as u32))
+        })
     }
 
     /// Blocks of `kernel` the reduce grid puts on each multiprocessor: as many as are resident
     /// at once, at most [`REDUCE_BLOCKS_PER_SM`].
     fn reduce_blocks_per_sm(&mut self, kernel: Kernel) -> Result<u32, Error> {
-        if let Some(&(_, blocks)) = self.reduce_blocks.iter().find(|(k, _)| *k == kernel) {
-            return Ok(blocks);
-        }
-        let blocks = kernel
-            .resident_blocks(REDUCE_THREADS)?
-            .min(REDUCE_BLOCKS_PER_SM);
-        self.reduce_blocks.push((kernel, blocks));
-        Ok(blocks)
+        per_kernel(&mut self.reduce_blocks, kernel, || {
+            Ok(kernel
+                .resident_blocks(REDUCE_THREADS)?
+                .min(REDUCE_BLOCKS_PER_SM))
+        })
     }
 
     /// Copies `bytes` bytes of the result slot to the host, after the stream's work.
