@@ -93,6 +93,13 @@ pub enum Error {
         threads: u64,
         max: u32,
     },
+    /// A thread block cluster launch the device, the kernel's module or the grid cannot take.
+    #[error("kernel `{kernel}`: cannot launch clusters of {cluster:?} blocks: {reason}")]
+    BadCluster {
+        kernel: &'static str,
+        cluster: (u32, u32, u32),
+        reason: String,
+    },
     /// The driver reported an error during an operation.
     #[error("{op}: CUDA driver error: {source}")]
     Driver {

@@ -12,12 +12,20 @@
 //! let cfg = LaunchConfig { grid_dim: (n.div_ceil(256), 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
 //! unsafe { launch(&scale, &stream, cfg, (device_ptr_mut(&mut data, &stream), n, 2.0f32)) }?;
 //! ```
+//!
+//! [`launch_dependent`] launches a kernel as a programmatic dependent of the one before it on
+//! the stream, and [`launch_cluster`] in thread block clusters (sm_90+), whose blocks share
+//! their shared memory (`warpkit::kernel::cluster`).
 
 use crate::error::{During as _, Error};
 pub use crate::module::{Image, Module};
-use crate::module::{Launch, driver_has_dependent_launch, enqueue};
-use cudarc::driver::{CudaStream, LaunchConfig, result, sys};
+use crate::module::{
+    Launch, allow_non_portable_clusters, driver_has_dependent_launch, enqueue,
+    max_potential_cluster_blocks,
+};
+use cudarc::driver::{CudaContext, CudaStream, LaunchConfig, result, sys};
 use std::marker::PhantomData;
+use std::sync::Arc;
 use warpkit::kernel::launch::{DevicePtr, DevicePtrMut, KernelArgs, KernelSignature};
 
 /// Kernel `K` in a loaded module: the function handle, typed by its descriptor.
@@ -27,6 +35,9 @@ pub struct Kernel<'m, K> {
     /// Whether [`launch_dependent`] launches it as a programmatic dependent: the device and
     /// the kernel's PTX target are sm_90 or newer, and the driver CUDA 12.3 or newer.
     dependent_launch: bool,
+    /// Why [`launch_cluster`] cannot launch it, or `None` where it can.
+    no_clusters: Option<String>,
+    ctx: Arc<CudaContext>,
     _module: PhantomData<&'m Module>,
     _k: PhantomData<fn(K)>,
 }
@@ -48,10 +59,8 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
             }
             e => e,
         })?;
-        let (major, _) = module
-            .context()
-            .compute_capability()
-            .during("device attribute")?;
+        let ctx = module.context();
+        let (major, minor) = ctx.compute_capability().during("device attribute")?;
         // SAFETY: a function of a loaded module; the query only reads its attributes.
         let ptx_target = unsafe {
             result::function::get_function_attribute(
@@ -60,9 +69,28 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
             )
         }
         .during("kernel attribute")?;
+        // (The target first: a driver older than CUDA 11.8 does not know the attribute.)
+        let no_clusters = if major < 9 {
+            Some(format!(
+                "the device is compute {major}.{minor}; clusters need compute 9.0 or newer"
+            ))
+        } else if ptx_target < 90 {
+            Some(format!(
+                "the kernel's code is for sm_{ptx_target}; clusters need a module built for sm_90 or newer"
+            ))
+        } else if !ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
+            .is_ok_and(|yes| yes != 0)
+        {
+            Some("the driver does not launch clusters on this device".into())
+        } else {
+            None
+        };
         Ok(Kernel {
             func,
             dependent_launch: major >= 9 && ptx_target >= 90 && driver_has_dependent_launch()?,
+            no_clusters,
+            ctx: ctx.clone(),
             _module: PhantomData,
             _k: PhantomData,
         })
@@ -71,6 +99,20 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
     /// The raw handle.
     pub fn cu_function(&self) -> sys::CUfunction {
         self.func
+    }
+
+    /// The most blocks one thread block cluster of this kernel can hold when launched with
+    /// `config`'s block and dynamic shared memory (`cuOccupancyMaxPotentialClusterSize`, with
+    /// sizes beyond the portable 8 allowed: 16 on an H100 or H200 for small blocks), or 0
+    /// where [`launch_cluster`] cannot launch it (see its errors).
+    pub fn max_cluster_blocks(&self, config: LaunchConfig) -> Result<u32, Error> {
+        if self.no_clusters.is_some() {
+            return Ok(0);
+        }
+        self.ctx.bind_to_thread().during("bind context")?;
+        allow_non_portable_clusters(self.func);
+        max_potential_cluster_blocks(self.func, config.block_dim, config.shared_mem_bytes)
+            .during("cluster occupancy query")
     }
 }
 
@@ -91,7 +133,7 @@ pub unsafe fn launch<K: KernelSignature>(
     args: K::Args,
 ) -> Result<(), Error> {
     // SAFETY: the caller's conditions; not a dependent launch.
-    unsafe { launch_with(kernel, stream, config, args, false) }
+    unsafe { launch_with(kernel, stream, config, args, Launch::default()) }
 }
 
 /// Like [`launch`], as a *programmatic dependent* of the kernel before it on `stream`
@@ -115,20 +157,93 @@ pub unsafe fn launch_dependent<K: KernelSignature>(
     config: LaunchConfig,
     args: K::Args,
 ) -> Result<(), Error> {
+    let how = Launch {
+        dependent: kernel.dependent_launch,
+        cluster: None,
+    };
     // SAFETY: the caller's conditions; `find` checked device, target and driver.
-    unsafe { launch_with(kernel, stream, config, args, kernel.dependent_launch) }
+    unsafe { launch_with(kernel, stream, config, args, how) }
 }
 
-/// [`launch`] or [`launch_dependent`].
+/// Blocks in one cluster that every device with clusters can launch (CUDA guide, Thread Block
+/// Clusters); more need the device's non-portable size.
+const PORTABLE_CLUSTER_BLOCKS: u64 = 8;
+
+/// Like [`launch`], in thread block clusters of `cluster_dim` blocks (`cuLaunchKernelEx` with
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`): the blocks of a cluster run at the same time on
+/// one GPU processing cluster and reach each other's shared memory and the cluster barrier
+/// (`warpkit::kernel::cluster`). Each grid dimension must be a multiple of the cluster's.
+/// Up to 8 blocks per cluster are portable; up to [`Kernel::max_cluster_blocks`] (16 on an H100
+/// or H200 for blocks of modest shared memory) are allowed here. Refused before the launch
+/// ([`Error::BadCluster`]): a device older than compute 9.0, a module built for a target older
+/// than sm_90, a grid that is not a whole number of clusters, or a cluster larger than the
+/// device holds.
+///
+/// CUDA guide: [Thread Block Clusters](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#thread-block-clusters).
 ///
 /// # Safety
-/// As for [`launch_dependent`] where `dependent`, else as for [`launch`].
+/// As for [`launch`]; where the kernel uses the cluster (its barrier, another block's shared
+/// memory), the cluster shape is the one it was written for.
+pub unsafe fn launch_cluster<K: KernelSignature>(
+    kernel: &Kernel<'_, K>,
+    stream: &CudaStream,
+    config: LaunchConfig,
+    cluster_dim: (u32, u32, u32),
+    args: K::Args,
+) -> Result<(), Error> {
+    let refuse = |reason: String| Error::BadCluster {
+        kernel: K::NAME,
+        cluster: cluster_dim,
+        reason,
+    };
+    if let Some(reason) = &kernel.no_clusters {
+        return Err(refuse(reason.clone()));
+    }
+    let blocks = cluster_blocks(config.grid_dim, cluster_dim).map_err(refuse)?;
+    if blocks > PORTABLE_CLUSTER_BLOCKS {
+        let max = kernel.max_cluster_blocks(config)?;
+        if blocks > u64::from(max) {
+            return Err(refuse(format!(
+                "one cluster of this kernel holds at most {max} blocks of {:?} threads and {} bytes of dynamic shared memory on this device: use smaller clusters (see Kernel::max_cluster_blocks)",
+                config.block_dim, config.shared_mem_bytes
+            )));
+        }
+    }
+    let how = Launch {
+        dependent: false,
+        cluster: Some(cluster_dim),
+    };
+    // SAFETY: the caller's conditions; `find` checked device and target, and the grid is a
+    // whole number of clusters of a size the device holds.
+    unsafe { launch_with(kernel, stream, config, args, how) }
+}
+
+/// Blocks per cluster of `cluster` dimensions, where each divides the grid's `grid`.
+fn cluster_blocks(grid: (u32, u32, u32), cluster: (u32, u32, u32)) -> Result<u64, String> {
+    let pairs = [
+        (grid.0, cluster.0),
+        (grid.1, cluster.1),
+        (grid.2, cluster.2),
+    ];
+    if pairs.iter().any(|&(g, c)| c == 0 || g % c != 0) {
+        return Err(format!(
+            "the grid {grid:?} is not a whole number of clusters: each grid dimension must be a nonzero multiple of the cluster's"
+        ));
+    }
+    Ok(pairs.iter().map(|&(_, c)| u64::from(c)).product())
+}
+
+/// [`launch`], [`launch_dependent`] or [`launch_cluster`], as `how` says.
+///
+/// # Safety
+/// As for [`launch_dependent`] where `how.dependent`, as for [`launch_cluster`] where
+/// `how.cluster`, else as for [`launch`].
 unsafe fn launch_with<K: KernelSignature>(
     kernel: &Kernel<'_, K>,
     stream: &CudaStream,
     config: LaunchConfig,
     args: K::Args,
-    dependent: bool,
+    how: Launch,
 ) -> Result<(), Error> {
     check_block::<K>(config.block_dim)?;
     let mut params = [std::ptr::null_mut(); 32];
@@ -144,10 +259,7 @@ unsafe fn launch_with<K: KernelSignature>(
             config.shared_mem_bytes,
             stream,
             &mut params[..n],
-            Launch {
-                dependent,
-                cluster: None,
-            },
+            how,
         )
     }
     .during("launch kernel")
@@ -212,5 +324,35 @@ mod tests {
             "{e}"
         );
         assert!(check_block::<unbounded>((1024, 1, 1)).is_ok());
+    }
+
+    #[test]
+    fn a_cluster_launch_needs_a_whole_number_of_clusters() {
+        assert_eq!(cluster_blocks((32, 1, 1), (16, 1, 1)), Ok(16));
+        assert_eq!(cluster_blocks((8, 6, 4), (2, 3, 2)), Ok(12));
+        for (grid, cluster) in [
+            ((30, 1, 1), (16, 1, 1)),
+            ((32, 3, 1), (2, 2, 1)),
+            ((32, 1, 1), (0, 1, 1)),
+            ((32, 1, 1), (2, 1, 0)),
+        ] {
+            let e = cluster_blocks(grid, cluster).unwrap_err();
+            assert!(
+                e.contains(&format!("{grid:?}")) && e.contains("multiple of the cluster"),
+                "{e}"
+            );
+        }
+        let e = Error::BadCluster {
+            kernel: "k",
+            cluster: (3, 1, 1),
+            reason: cluster_blocks((4, 1, 1), (3, 1, 1)).unwrap_err(),
+        }
+        .to_string();
+        assert!(
+            e.starts_with(
+                "kernel `k`: cannot launch clusters of (3, 1, 1) blocks: the grid (4, 1, 1)"
+            ),
+            "{e}"
+        );
     }
 }

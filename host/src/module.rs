@@ -185,17 +185,9 @@ impl Kernel {
         if !launches_clusters {
             return Ok(0);
         }
-        // SAFETY: as above; sets an attribute that only permits larger cluster launches. A
-        // refusal leaves the portable size.
-        let _ = unsafe {
-            sys::cuFuncSetAttribute(
-                self.raw,
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                1,
-            )
-        };
+        allow_non_portable_clusters(self.raw);
         for blocks in [16, 8] {
-            let mut attribute = cluster_attribute(blocks);
+            let mut attribute = cluster_attribute((blocks, 1, 1));
             let config = launch_config(
                 (blocks, 1, 1),
                 (block, 1, 1),
@@ -246,7 +238,7 @@ impl Kernel {
                 &mut args,
                 Launch {
                     dependent: self.dependent,
-                    cluster: cluster.then_some(grid),
+                    cluster: cluster.then_some((grid, 1, 1)),
                 },
             )
         }
@@ -254,22 +246,58 @@ impl Kernel {
     }
 }
 
+/// Lets `func` launch in clusters of more than the portable 8 blocks where the device has
+/// them (`CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`; 16 on an H100 or H200). A
+/// refusal leaves the portable size, which the launch or the occupancy query then reports.
+pub(crate) fn allow_non_portable_clusters(func: sys::CUfunction) {
+    // SAFETY: a function of a loaded module; the attribute only permits larger clusters.
+    let _ = unsafe {
+        sys::cuFuncSetAttribute(
+            func,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+            1,
+        )
+    };
+}
+
+/// The most blocks of `block` threads and `shared_bytes` of dynamic shared memory per block
+/// that one cluster of `func` can hold on the device (`cuOccupancyMaxPotentialClusterSize`).
+/// The function's context must be bound, and the function and device launch clusters.
+pub(crate) fn max_potential_cluster_blocks(
+    func: sys::CUfunction,
+    block: (u32, u32, u32),
+    shared_bytes: u32,
+) -> Result<u32, DriverError> {
+    let config = launch_config(
+        (1, 1, 1),
+        block,
+        shared_bytes,
+        ptr::null_mut(),
+        ptr::null_mut(),
+        0,
+    );
+    let mut blocks = 0;
+    // SAFETY: a valid configuration that outlives the call; writes one integer.
+    unsafe { sys::cuOccupancyMaxPotentialClusterSize(&mut blocks, func, &config) }.result()?;
+    Ok(blocks.max(0) as u32)
+}
+
 /// How [`enqueue`] launches beyond grid and block.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Launch {
     /// As a programmatic dependent of the kernel before it on the stream.
     pub dependent: bool,
-    /// As clusters of this many blocks along x (which divides the grid).
-    pub cluster: Option<u32>,
+    /// As thread block clusters of these dimensions (each dividing the grid's).
+    pub cluster: Option<(u32, u32, u32)>,
 }
 
-/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` of `blocks` along x.
-fn cluster_attribute(blocks: u32) -> sys::CUlaunchAttribute {
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` of `(x, y, z)` blocks.
+fn cluster_attribute((x, y, z): (u32, u32, u32)) -> sys::CUlaunchAttribute {
     // SAFETY: an all-zero union is a valid value of each of its integer fields.
     let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
-    value.clusterDim.x = blocks;
-    value.clusterDim.y = 1;
-    value.clusterDim.z = 1;
+    value.clusterDim.x = x;
+    value.clusterDim.y = y;
+    value.clusterDim.z = z;
     sys::CUlaunchAttribute {
         id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
         pad: [0; 4],

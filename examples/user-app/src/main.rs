@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use warpkit_builder::Target;
 use warpkit_host::launch::{
-    Image, Kernel, Module, device_ptr, device_ptr_mut, launch, launch_dependent,
+    Image, Kernel, Module, device_ptr, device_ptr_mut, launch, launch_cluster, launch_dependent,
 };
 
 include!(concat!(env!("OUT_DIR"), "/user_kernels_ptx.rs"));
@@ -169,6 +169,7 @@ fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
     check_math(&module, &stream)?;
     check_half(&module, &stream)?;
     check_dependent_chain(&module, &stream)?;
+    check_clusters(&module, &stream)?;
     check_library(ctx, &stream)?;
     check_child("print", check_print_output)?;
     check_child("assert", check_assert_output)?;
@@ -221,6 +222,96 @@ fn check_dependent_chain(module: &Module, stream: &Arc<CudaStream>) -> Result<()
     }?;
     println!(
         "ok: 64 dependent launches of chain_step (PTX target {ptx_target}), each saw the one before"
+    );
+    Ok(())
+}
+
+/// `cluster_sums` in clusters of 1, 2, 8 and the most blocks the device holds in one (16 on an
+/// H100 or H200), each block's and each cluster's sum checked against the CPU; a grid that is
+/// not a whole number of clusters, and a cluster larger than the device holds, refused before
+/// the launch.
+fn check_clusters(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error> {
+    let (major, minor) = stream.context().compute_capability()?;
+    if major < 9 {
+        println!("skipped: thread block clusters need compute 9.0 (this is {major}.{minor})");
+        return Ok(());
+    }
+    let k = Kernel::<user_kernels::cluster_sums>::find(module)?;
+    let block = 128u32;
+    let max = k.max_cluster_blocks(cfg(1, block, 0))?;
+    if max < 8 {
+        return Err(
+            format!("clusters of 8 blocks are portable, but the device holds {max}").into(),
+        );
+    }
+    // (`cluster_sums` has slots for 16 blocks, the most any device holds today.)
+    let mut sizes = vec![1, 2, 8, max.min(16)];
+    sizes.dedup();
+    let mut rng = rand::rng();
+    for &size in &sizes {
+        let clusters = 37u32;
+        let grid = size * clusters;
+        let values: Vec<u32> = (0..grid * block).map(|_| rng.random()).collect();
+        let dv = stream.clone_htod(&values)?;
+        let mut sums = stream.clone_htod(&vec![u64::MAX; clusters as usize])?;
+        let mut echoes = stream.clone_htod(&vec![u64::MAX; grid as usize])?;
+        let args = |sums: &mut _, echoes: &mut _| {
+            (
+                device_ptr(&dv, stream),
+                device_ptr_mut(sums, stream),
+                device_ptr_mut(echoes, stream),
+            )
+        };
+        // SAFETY: 1-D clusters of at most 16 blocks of 128 threads; one value per thread, one
+        // sum per cluster, one echo per block.
+        unsafe {
+            launch_cluster(
+                &k,
+                stream,
+                cfg(grid, block, 0),
+                (size, 1, 1),
+                args(&mut sums, &mut echoes),
+            )?
+        };
+        let blocks: Vec<u64> = values
+            .chunks(block as usize)
+            .map(|b| b.iter().map(|&v| u64::from(v)).sum())
+            .collect();
+        let want: Vec<u64> = blocks
+            .chunks(size as usize)
+            .map(|c| c.iter().sum())
+            .collect();
+        if stream.clone_dtoh(&echoes)? != blocks || stream.clone_dtoh(&sums)? != want {
+            return Err(format!(
+                "cluster_sums in clusters of {size}: results differ from the CPU's"
+            )
+            .into());
+        }
+        // Refused before the launch: a partial cluster, a cluster larger than the device holds.
+        let paired = size.max(2);
+        for (grid, size) in [(paired * clusters + 1, paired), (max + 1, max + 1)] {
+            // SAFETY: as above; refused before anything is enqueued.
+            match unsafe {
+                launch_cluster(
+                    &k,
+                    stream,
+                    cfg(grid, block, 0),
+                    (size, 1, 1),
+                    args(&mut sums, &mut echoes),
+                )
+            } {
+                Err(warpkit_host::Error::BadCluster { .. }) => {}
+                other => {
+                    return Err(format!(
+                        "a grid of {grid} blocks in clusters of {size} was not refused: {other:?}"
+                    )
+                    .into());
+                }
+            }
+        }
+    }
+    println!(
+        "ok: cluster_sums in clusters of {sizes:?} blocks (the device holds at most {max}), sums through distributed shared memory; partial and oversized clusters refused"
     );
     Ok(())
 }

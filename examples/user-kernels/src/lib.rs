@@ -197,6 +197,52 @@ pub unsafe fn chain_step(x: *const u32, out: *mut u32, n: u32) {
     }
 }
 
+/// Thread block clusters (sm_90+): `sums[c]` = the sum of cluster `c`'s values (one `u32` per
+/// thread, summed as `u64`), and `echoes[b]` = block `b`'s own sum as its cluster's rank 0
+/// holds it. Each block reduces its values, writes the total into rank 0's shared memory
+/// (`cluster::map_shared_rank`), and after the cluster barrier rank 0 adds them in rank order
+/// while every block reads its own slot back from rank 0: distributed shared memory both ways.
+/// Launch with `warpkit_host::launch::launch_cluster`.
+///
+/// # Safety
+/// One-dimensional grid and blocks, launched in clusters of at most 16 blocks along x;
+/// blocks of a multiple of 32 threads; `values` holds one element per thread, `sums` one per
+/// cluster, `echoes` one per block.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[kernel]
+pub unsafe fn cluster_sums(values: *const u32, sums: *mut u64, echoes: *mut u64) {
+    use warpkit::kernel::cluster;
+    // SAFETY: `.shared` variables of this kernel alone: the block reduce's storage, and one
+    // slot per block of the cluster, written by the cluster's blocks only in rank 0.
+    let storage = unsafe { &*warpkit::shared!(CLUSTER_SUM_STORAGE: TempStorage<u64>) };
+    let slots = warpkit::shared_array!(CLUSTER_SUM_SLOTS: [u64; 16]).cast::<u64>();
+    let (rank, blocks) = (cluster::block_rank(), cluster::num_blocks());
+    let first = kernel::thread_idx_x() == 0;
+    // SAFETY: one value per thread; every thread of the block reduces and every thread of the
+    // cluster passes the same three cluster barriers. Rank 0's slots are written after the
+    // first barrier (every block has started), read after the second, and rank 0 stays until
+    // the third, after every block's read.
+    unsafe {
+        let value = u64::from(*values.add(kernel::global_index()));
+        let total = block::reduce(value, Sum, storage);
+        let in_rank0 = cluster::map_shared_rank(slots, 0).add(rank as usize);
+        cluster::sync();
+        if first {
+            *in_rank0 = total;
+        }
+        cluster::sync();
+        if first {
+            *echoes.add(kernel::block_idx_x() as usize) = *in_rank0;
+            if rank == 0 {
+                let sum = (0..blocks as usize).fold(0u64, |s, r| s.wrapping_add(*slots.add(r)));
+                // (`max(1)`: the compiler cannot know that a cluster has blocks.)
+                *sums.add((kernel::block_idx_x() / blocks.max(1)) as usize) = sum;
+            }
+        }
+        cluster::sync();
+    }
+}
+
 /// The functions `math_f32`/`math_f64` evaluate, in output order (unary, then binary, then
 /// `fma`), with their names in `warpkit::math`.
 pub const MATH_FUNCTIONS: &[&str] = &[

@@ -82,7 +82,6 @@ pub unsafe fn barrier_cluster_wait() {
 ///
 /// PTX ISA: [`mapa`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-mapa).
 /// PTX 7.8, sm_90+.
-#[doc(alias = "__cluster_map_shared_rank")]
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 #[inline(always)]
@@ -93,6 +92,29 @@ pub fn mapa_shared_cluster_u64(a: u64, rank: u32) -> u64 {
         unsafe {
             core::arch::asm!("mapa.shared::cluster.u64 {d}, {a}, {r};", d = out(reg64) d,
                 a = in(reg64) a, r = in(reg32) rank, options(pure, nomem, nostack, preserves_flags));
+        }
+        d
+    }
+}
+
+/// `mapa.u64 d, a, rank`: the generic address of the shared variable at generic address `a`
+/// in the block of rank `rank` of the calling thread's cluster. Ordinary (generic) loads and
+/// stores then access that block's shared memory. Only the address: accessing it is what
+/// needs the block to exist (see the [module docs](self)).
+///
+/// PTX ISA: [`mapa`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-mapa).
+/// PTX 7.8, sm_90+.
+#[doc(alias = "__cluster_map_shared_rank")]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub fn mapa_u64(a: u64, rank: u32) -> u64 {
+    crate::device_only! {
+        let d: u64;
+        // SAFETY: an address computation reads and writes no memory.
+        unsafe {
+            core::arch::asm!("mapa.u64 {d}, {a}, {r};", d = out(reg64) d, a = in(reg64) a,
+                r = in(reg32) rank, options(pure, nomem, nostack, preserves_flags));
         }
         d
     }

@@ -1,8 +1,8 @@
 //! Kernel authoring: entry points ([`#[kernel]`](macro@crate::kernel) and the typed
 //! [`launch`] descriptors), thread/block/grid indices with CUDA's names, static
 //! ([`shared!`](crate::shared)) and [`dynamic_shared`] memory, the block barrier,
-//! [`println!`](crate::println) ([`print`]) and the panic handler that reports where a kernel
-//! panicked (`panic`, feature `panic-handler`).
+//! [`println!`](crate::println) ([`print`]), thread block clusters ([`cluster`], sm_90+) and the
+//! panic handler that reports where a kernel panicked (`panic`, feature `panic-handler`).
 //!
 //! The indices read the special registers through [`crate::instr::sreg`] (`threadIdx.x` is
 //! [`thread_idx_x`], which is `%tid.x`, ...).
@@ -62,6 +62,8 @@ macro_rules! shared_array {
     };
 }
 
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+pub mod cluster;
 pub mod dynamic_shared;
 pub mod launch;
 #[cfg(target_arch = "nvptx64")]

@@ -274,6 +274,7 @@ mod families {
             warpkit_instr_cluster_ctarank => "%cluster_ctarank" * 1, since sm_90: |_a, _b, _c| cluster_ctarank();
             warpkit_instr_cluster_nctarank => "%cluster_nctarank" * 1, since sm_90: |_a, _b, _c| cluster_nctarank();
             warpkit_instr_mapa_shared_cluster_u64 => "mapa.shared::cluster.u64" * 1, since sm_90: |a, b, _c| mapa_shared_cluster_u64((a as u64) << 32 | b as u64, a & 15) as u32;
+            warpkit_instr_mapa_u64 => "mapa.u64" * 1, since sm_90: |a, b, _c| mapa_u64((a as u64) << 32 | b as u64, a & 15) as u32;
             warpkit_instr_ld_shared_cluster_u32 => "ld.shared::cluster.u32" * 1, since sm_90: |a, _b, _c| {
                 let mine = unsafe { warpkit::shared_array!(LD_CLUSTER_U32: [u32; 1024]).cast::<u32>().add(warpkit::kernel::thread_idx_x() as usize % 1024) };
                 unsafe { *mine = a };
