@@ -10,7 +10,7 @@
 //! in a child process (their output goes to the process's stdout; a trap kills the context).
 //! `--child multi` runs the custom type over two GPUs ([`multi`]).
 
-use cudarc::driver::{CudaContext, CudaStream, LaunchConfig};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, LaunchConfig};
 use half::f16;
 use rand::Rng;
 use std::process::{Command, ExitCode};
@@ -247,33 +247,31 @@ fn check_clusters(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error
     // (`cluster_sums` has slots for 16 blocks, the most any device holds today.)
     let mut sizes = vec![1, 2, 8, max.min(16)];
     sizes.dedup();
+    let clusters = 37u32;
+    let largest = clusters * sizes[sizes.len() - 1];
     let mut rng = rand::rng();
+    let values: Vec<u32> = (0..largest * block).map(|_| rng.random()).collect();
+    let dv = stream.clone_htod(&values)?;
+    let poison = vec![u64::MAX; largest as usize];
+    let mut sums = stream.clone_htod(&poison)?;
+    let mut echoes = stream.clone_htod(&poison)?;
+    let launch_sums = |grid: u32, size: u32, sums: &mut CudaSlice<u64>, echoes: &mut _| {
+        let args = (
+            device_ptr(&dv, stream),
+            device_ptr_mut(sums, stream),
+            device_ptr_mut(echoes, stream),
+        );
+        // SAFETY: 1-D grids of at most `largest` blocks of 128 threads, as many as the buffers
+        // have values, sums and echoes for; clusters of at most 16 blocks (larger ones are
+        // refused before the launch, by `launch_cluster` or else by the driver).
+        unsafe { launch_cluster(&k, stream, cfg(grid, block, 0), (size, 1, 1), args) }
+    };
     for &size in &sizes {
-        let clusters = 37u32;
         let grid = size * clusters;
-        let values: Vec<u32> = (0..grid * block).map(|_| rng.random()).collect();
-        let dv = stream.clone_htod(&values)?;
-        let mut sums = stream.clone_htod(&vec![u64::MAX; clusters as usize])?;
-        let mut echoes = stream.clone_htod(&vec![u64::MAX; grid as usize])?;
-        let args = |sums: &mut _, echoes: &mut _| {
-            (
-                device_ptr(&dv, stream),
-                device_ptr_mut(sums, stream),
-                device_ptr_mut(echoes, stream),
-            )
-        };
-        // SAFETY: 1-D clusters of at most 16 blocks of 128 threads; one value per thread, one
-        // sum per cluster, one echo per block.
-        unsafe {
-            launch_cluster(
-                &k,
-                stream,
-                cfg(grid, block, 0),
-                (size, 1, 1),
-                args(&mut sums, &mut echoes),
-            )?
-        };
-        let blocks: Vec<u64> = values
+        stream.memcpy_htod(&poison, &mut sums)?;
+        stream.memcpy_htod(&poison, &mut echoes)?;
+        launch_sums(grid, size, &mut sums, &mut echoes)?;
+        let blocks: Vec<u64> = values[..(grid * block) as usize]
             .chunks(block as usize)
             .map(|b| b.iter().map(|&v| u64::from(v)).sum())
             .collect();
@@ -281,32 +279,27 @@ fn check_clusters(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error
             .chunks(size as usize)
             .map(|c| c.iter().sum())
             .collect();
-        if stream.clone_dtoh(&echoes)? != blocks || stream.clone_dtoh(&sums)? != want {
+        let (got_sums, got_echoes) = (stream.clone_dtoh(&sums)?, stream.clone_dtoh(&echoes)?);
+        // Past this launch's blocks and clusters the poison stays.
+        let (got_echoes, echoes_past) = got_echoes.split_at(grid as usize);
+        let (got_sums, sums_past) = got_sums.split_at(clusters as usize);
+        let untouched = echoes_past.iter().chain(sums_past).all(|&v| v == u64::MAX);
+        if got_echoes != blocks || got_sums != want || !untouched {
             return Err(format!(
                 "cluster_sums in clusters of {size}: results differ from the CPU's"
             )
             .into());
         }
-        // Refused before the launch: a partial cluster, a cluster larger than the device holds.
-        let paired = size.max(2);
-        for (grid, size) in [(paired * clusters + 1, paired), (max + 1, max + 1)] {
-            // SAFETY: as above; refused before anything is enqueued.
-            match unsafe {
-                launch_cluster(
-                    &k,
-                    stream,
-                    cfg(grid, block, 0),
-                    (size, 1, 1),
-                    args(&mut sums, &mut echoes),
+    }
+    // Refused before the launch: a partial cluster, a cluster larger than the device holds.
+    for (grid, size) in [(2 * clusters + 1, 2), (max + 1, max + 1)] {
+        match launch_sums(grid, size, &mut sums, &mut echoes) {
+            Err(warpkit_host::Error::BadCluster { .. }) => {}
+            other => {
+                return Err(format!(
+                    "a grid of {grid} blocks in clusters of {size} was not refused: {other:?}"
                 )
-            } {
-                Err(warpkit_host::Error::BadCluster { .. }) => {}
-                other => {
-                    return Err(format!(
-                        "a grid of {grid} blocks in clusters of {size} was not refused: {other:?}"
-                    )
-                    .into());
-                }
+                .into());
             }
         }
     }
