@@ -45,7 +45,8 @@ pub struct Kernel<'m, K> {
 impl<'m, K: KernelSignature> Kernel<'m, K> {
     /// Finds `K::NAME` in `module` (`cuModuleGetFunction`); an error names the kernel when
     /// the module lacks it (built from another kernel crate, or an older build of this one).
-    /// Also settles, once, whether [`launch_dependent`] can launch it as a dependent.
+    /// Also settles, once, whether [`launch_dependent`] can launch it as a dependent and
+    /// whether [`launch_cluster`] can launch it in clusters.
     pub fn find(module: &'m Module) -> Result<Kernel<'m, K>, Error> {
         module.context().bind_to_thread().during("bind context")?;
         let func = module.function(K::NAME).map_err(|e| match e {
@@ -110,9 +111,13 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
             return Ok(0);
         }
         self.ctx.bind_to_thread().during("bind context")?;
-        allow_non_portable_clusters(self.func);
-        max_potential_cluster_blocks(self.func, config.block_dim, config.shared_mem_bytes)
-            .during("cluster occupancy query")
+        // SAFETY: a function of the module `self` borrows, which `find` found allowed to
+        // launch clusters; its context is bound.
+        unsafe {
+            allow_non_portable_clusters(self.func);
+            max_potential_cluster_blocks(self.func, config.block_dim, config.shared_mem_bytes)
+        }
+        .during("cluster occupancy query")
     }
 }
 
@@ -176,8 +181,10 @@ const PORTABLE_CLUSTER_BLOCKS: u64 = 8;
 /// Up to 8 blocks per cluster are portable; up to [`Kernel::max_cluster_blocks`] (16 on an H100
 /// or H200 for blocks of modest shared memory) are allowed here. Refused before the launch
 /// ([`Error::BadCluster`]): a device older than compute 9.0, a module built for a target older
-/// than sm_90, a grid that is not a whole number of clusters, or a cluster larger than the
-/// device holds.
+/// than sm_90, a grid that is not a whole number of clusters, or a cluster of more than 8
+/// blocks that the device cannot hold (checked against [`Kernel::max_cluster_blocks`]; a
+/// cluster of 8 or fewer whose blocks' shared memory does not fit is refused by the driver at
+/// the launch, an [`Error::Driver`]).
 ///
 /// CUDA guide: [Thread Block Clusters](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#thread-block-clusters).
 ///
@@ -191,6 +198,7 @@ pub unsafe fn launch_cluster<K: KernelSignature>(
     cluster_dim: (u32, u32, u32),
     args: K::Args,
 ) -> Result<(), Error> {
+    check_block::<K>(config.block_dim)?;
     let refuse = |reason: String| Error::BadCluster {
         kernel: K::NAME,
         cluster: cluster_dim,
@@ -214,7 +222,7 @@ pub unsafe fn launch_cluster<K: KernelSignature>(
         cluster: Some(cluster_dim),
     };
     // SAFETY: the caller's conditions; `find` checked device and target, and the grid is a
-    // whole number of clusters of a size the device holds.
+    // whole number of clusters (the driver refuses a cluster the device cannot hold).
     unsafe { launch_with(kernel, stream, config, args, how) }
 }
 
@@ -225,12 +233,16 @@ fn cluster_blocks(grid: (u32, u32, u32), cluster: (u32, u32, u32)) -> Result<u64
         (grid.1, cluster.1),
         (grid.2, cluster.2),
     ];
-    if pairs.iter().any(|&(g, c)| c == 0 || g % c != 0) {
+    if pairs.iter().any(|&(g, c)| g == 0 || c == 0 || g % c != 0) {
         return Err(format!(
             "the grid {grid:?} is not a whole number of clusters: each grid dimension must be a nonzero multiple of the cluster's"
         ));
     }
-    Ok(pairs.iter().map(|&(_, c)| u64::from(c)).product())
+    // (The product of two fits; the third is checked.)
+    let blocks = u64::from(cluster.0) * u64::from(cluster.1);
+    blocks
+        .checked_mul(u64::from(cluster.2))
+        .ok_or_else(|| format!("a cluster of {cluster:?} blocks is larger than any device holds"))
 }
 
 /// [`launch`], [`launch_dependent`] or [`launch_cluster`], as `how` says.
@@ -335,6 +347,7 @@ mod tests {
             ((32, 3, 1), (2, 2, 1)),
             ((32, 1, 1), (0, 1, 1)),
             ((32, 1, 1), (2, 1, 0)),
+            ((0, 1, 1), (1, 1, 1)),
         ] {
             let e = cluster_blocks(grid, cluster).unwrap_err();
             assert!(
@@ -354,5 +367,8 @@ mod tests {
             ),
             "{e}"
         );
+        let huge = (u32::MAX, u32::MAX, u32::MAX);
+        let e = cluster_blocks(huge, huge).unwrap_err();
+        assert!(e.contains("larger than any device"), "{e}");
     }
 }

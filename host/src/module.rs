@@ -2,8 +2,8 @@
 //! `cudarc::driver::result`.
 //!
 //! Kernels are resolved once, when a table is built; a launch is one `cuLaunchKernel` (or
-//! `cuLaunchKernelEx`, for a programmatic dependent launch) with a single `#[repr(C)]`
-//! parameter struct.
+//! `cuLaunchKernelEx`, for a programmatic dependent launch or a launch in clusters) with a
+//! single `#[repr(C)]` parameter struct.
 
 use crate::error::{During as _, Error};
 use cudarc::driver::{CudaContext, CudaStream, DriverError, result, sys};
@@ -185,7 +185,8 @@ impl Kernel {
         if !launches_clusters {
             return Ok(0);
         }
-        allow_non_portable_clusters(self.raw);
+        // SAFETY: a function of this loaded module.
+        unsafe { allow_non_portable_clusters(self.raw) };
         for blocks in [16, 8] {
             let mut attribute = cluster_attribute((blocks, 1, 1));
             let config = launch_config(
@@ -249,8 +250,11 @@ impl Kernel {
 /// Lets `func` launch in clusters of more than the portable 8 blocks where the device has
 /// them (`CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`; 16 on an H100 or H200). A
 /// refusal leaves the portable size, which the launch or the occupancy query then reports.
-pub(crate) fn allow_non_portable_clusters(func: sys::CUfunction) {
-    // SAFETY: a function of a loaded module; the attribute only permits larger clusters.
+///
+/// # Safety
+/// `func` is a function of a module that is still loaded.
+pub(crate) unsafe fn allow_non_portable_clusters(func: sys::CUfunction) {
+    // SAFETY: the caller's condition; the attribute only permits larger clusters.
     let _ = unsafe {
         sys::cuFuncSetAttribute(
             func,
@@ -262,8 +266,11 @@ pub(crate) fn allow_non_portable_clusters(func: sys::CUfunction) {
 
 /// The most blocks of `block` threads and `shared_bytes` of dynamic shared memory per block
 /// that one cluster of `func` can hold on the device (`cuOccupancyMaxPotentialClusterSize`).
-/// The function's context must be bound, and the function and device launch clusters.
-pub(crate) fn max_potential_cluster_blocks(
+///
+/// # Safety
+/// `func` is a function of a module that is still loaded, its context is bound, and the
+/// function (sm_90+ code) and the device launch clusters.
+pub(crate) unsafe fn max_potential_cluster_blocks(
     func: sys::CUfunction,
     block: (u32, u32, u32),
     shared_bytes: u32,
@@ -277,7 +284,8 @@ pub(crate) fn max_potential_cluster_blocks(
         0,
     );
     let mut blocks = 0;
-    // SAFETY: a valid configuration that outlives the call; writes one integer.
+    // SAFETY: the caller's conditions; a valid configuration that outlives the call; writes
+    // one integer.
     unsafe { sys::cuOccupancyMaxPotentialClusterSize(&mut blocks, func, &config) }.result()?;
     Ok(blocks.max(0) as u32)
 }
@@ -351,9 +359,9 @@ pub(crate) fn driver_has_dependent_launch() -> Result<bool, Error> {
 /// `args` point to the kernel's parameters, one each, of their types; everything the kernel
 /// touches is valid until it completes; the stream's context is bound. With
 /// `launch.dependent`, the kernel executes `griddepcontrol.wait` before its first access to
-/// global memory, and [`driver_has_dependent_launch`]. With `launch.cluster`, the cluster
-/// size divides the grid and is one the kernel may launch with
-/// ([`Kernel::cluster_blocks`]).
+/// global memory, and [`driver_has_dependent_launch`]. With `launch.cluster`, the kernel's own
+/// conditions on its clusters hold (the driver refuses a cluster shape that does not divide
+/// the grid or does not fit the device).
 pub(crate) unsafe fn enqueue(
     func: sys::CUfunction,
     grid: (u32, u32, u32),

@@ -255,22 +255,22 @@ fn check_clusters(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error
     let poison = vec![u64::MAX; largest as usize];
     let mut sums = stream.clone_htod(&poison)?;
     let mut echoes = stream.clone_htod(&poison)?;
-    let launch_sums = |grid: u32, size: u32, sums: &mut CudaSlice<u64>, echoes: &mut _| {
+    let launch_sums = |grid: u32, shape, sums: &mut CudaSlice<u64>, echoes: &mut _| {
         let args = (
             device_ptr(&dv, stream),
             device_ptr_mut(sums, stream),
             device_ptr_mut(echoes, stream),
         );
         // SAFETY: 1-D grids of at most `largest` blocks of 128 threads, as many as the buffers
-        // have values, sums and echoes for; clusters of at most 16 blocks (larger ones are
-        // refused before the launch, by `launch_cluster` or else by the driver).
-        unsafe { launch_cluster(&k, stream, cfg(grid, block, 0), (size, 1, 1), args) }
+        // have values, sums and echoes for; clusters of at most 16 blocks along x (the refused
+        // ones below never launch: `launch_cluster` checks them first).
+        unsafe { launch_cluster(&k, stream, cfg(grid, block, 0), shape, args) }
     };
     for &size in &sizes {
         let grid = size * clusters;
         stream.memcpy_htod(&poison, &mut sums)?;
         stream.memcpy_htod(&poison, &mut echoes)?;
-        launch_sums(grid, size, &mut sums, &mut echoes)?;
+        launch_sums(grid, (size, 1, 1), &mut sums, &mut echoes)?;
         let blocks: Vec<u64> = values[..(grid * block) as usize]
             .chunks(block as usize)
             .map(|b| b.iter().map(|&v| u64::from(v)).sum())
@@ -291,13 +291,19 @@ fn check_clusters(module: &Module, stream: &Arc<CudaStream>) -> Result<(), Error
             .into());
         }
     }
-    // Refused before the launch: a partial cluster, a cluster larger than the device holds.
-    for (grid, size) in [(2 * clusters + 1, 2), (max + 1, max + 1)] {
-        match launch_sums(grid, size, &mut sums, &mut echoes) {
+    // Refused before the launch: a partial cluster, a cluster larger than the device holds, a
+    // cluster with a y extent on a grid without one.
+    let refused = [
+        (2 * clusters + 1, (2, 1, 1)),
+        (max + 1, (max + 1, 1, 1)),
+        (4, (2, 2, 1)),
+    ];
+    for (grid, shape) in refused {
+        match launch_sums(grid, shape, &mut sums, &mut echoes) {
             Err(warpkit_host::Error::BadCluster { .. }) => {}
             other => {
                 return Err(format!(
-                    "a grid of {grid} blocks in clusters of {size} was not refused: {other:?}"
+                    "a grid of {grid} blocks in clusters of {shape:?} was not refused: {other:?}"
                 )
                 .into());
             }

@@ -7,8 +7,9 @@
 //! memory of every other block of its cluster: [`mapa_shared_cluster_u64`] turns the address
 //! of a shared variable into the address of the same variable in the block of a given rank
 //! (`%cluster_ctarank`, [`crate::instr::sreg::cluster_ctarank`]), which
-//! [`ld_shared_cluster_u32`] and [`st_shared_cluster_u32`] access. A kernel launched without a
-//! cluster dimension runs each block as a cluster of one.
+//! [`ld_shared_cluster_u32`] and [`st_shared_cluster_u32`] access; [`mapa_u64`] does the same
+//! for a generic address, which ordinary loads and stores then access. A kernel launched
+//! without a cluster dimension runs each block as a cluster of one.
 //!
 //! The blocks of a cluster synchronise through the cluster barrier: each thread arrives
 //! ([`barrier_cluster_arrive`], release semantics) and later waits ([`barrier_cluster_wait`],
@@ -99,8 +100,10 @@ pub fn mapa_shared_cluster_u64(a: u64, rank: u32) -> u64 {
 
 /// `mapa.u64 d, a, rank`: the generic address of the shared variable at generic address `a`
 /// in the block of rank `rank` of the calling thread's cluster. Ordinary (generic) loads and
-/// stores then access that block's shared memory. Only the address: accessing it is what
-/// needs the block to exist (see the [module docs](self)).
+/// stores then access that block's shared memory. `a` should be a generic address in the
+/// calling block's shared memory and `rank < %cluster_nctarank`; otherwise the address is
+/// meaningless. Only the address: accessing it is what needs the block to exist (see the
+/// [module docs](self)).
 ///
 /// PTX ISA: [`mapa`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-mapa).
 /// PTX 7.8, sm_90+.

@@ -53,9 +53,10 @@ pub fn num_blocks() -> u32 {
 /// scope).
 ///
 /// # Safety
-/// Every non-exited thread of the cluster must reach the cluster barrier as often as the others
-/// (this function, or an arrival and a wait of [`crate::instr::cluster`]), or the waiting threads
-/// hang; the caller has no arrival of its own pending (an arrive without its wait).
+/// The caller has no arrival of its own pending (an arrive of [`crate::instr::cluster`] without
+/// its wait): a second arrival before the wait is undefined. Each phase completes once every
+/// thread of the cluster that has not exited has arrived at it (here, or by an arrival of
+/// [`crate::instr::cluster`]); a thread that never arrives hangs the waiting ones.
 #[doc(alias = "cluster.sync")]
 #[doc(alias = "barrier.cluster")]
 #[inline(always)]
@@ -69,13 +70,15 @@ pub unsafe fn sync() {
 
 /// `cluster.map_shared_rank(p, rank)`: the address of the shared variable `*p` of the calling
 /// block in the block of rank `rank` of its cluster (`mapa.u64`,
-/// [`mapa_u64`]). Plain loads and stores through it reach that block's shared memory.
+/// [`mapa_u64`]). Plain loads and stores through it reach that block's shared memory. In a
+/// cluster of several dimensions the rank is [`block_rank`]'s (`%cluster_ctarank`, x fastest).
 ///
 /// Only the address: dereferencing it needs `p` to point into the calling block's shared memory,
 /// `rank < num_blocks()`, the other block to have started (a [`sync`] since the kernel began)
 /// and not to exit while the access may be in flight (a [`sync`] after it, before that block
 /// exits), and accesses from different blocks ordered as any shared data (a [`sync`] between
 /// a write and the reads of others).
+#[doc(alias = "__cluster_map_shared_rank")]
 #[inline(always)]
 pub fn map_shared_rank<T>(p: *mut T, rank: u32) -> *mut T {
     mapa_u64(p as u64, rank) as *mut T
