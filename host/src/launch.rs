@@ -20,8 +20,8 @@
 use crate::error::{During as _, Error};
 pub use crate::module::{Image, Module};
 use crate::module::{
-    Launch, allow_non_portable_clusters, driver_has_dependent_launch, enqueue,
-    max_potential_cluster_blocks,
+    Launch, allow_non_portable_clusters, device_launches_clusters, driver_has_dependent_launch,
+    enqueue, max_potential_cluster_blocks,
 };
 use cudarc::driver::{CudaContext, CudaStream, LaunchConfig, result, sys};
 use std::marker::PhantomData;
@@ -70,7 +70,7 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
             )
         }
         .during("kernel attribute")?;
-        // (The target first: a driver older than CUDA 11.8 does not know the attribute.)
+        // (The device attribute last: see `device_launches_clusters`.)
         let no_clusters = if major < 9 {
             Some(format!(
                 "the device is compute {major}.{minor}; clusters need compute 9.0 or newer"
@@ -79,10 +79,7 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
             Some(format!(
                 "the kernel's code is for sm_{ptx_target}; clusters need a module built for sm_90 or newer"
             ))
-        } else if !ctx
-            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
-            .is_ok_and(|yes| yes != 0)
-        {
+        } else if !device_launches_clusters(ctx) {
             Some("the driver does not launch clusters on this device".into())
         } else {
             None

@@ -176,13 +176,7 @@ impl Kernel {
             )
         }
         .during("kernel attribute")?;
-        // (First the target: a driver older than CUDA 11.8, which cannot load sm_90 code,
-        // does not know the cluster attribute, and its error means no clusters.)
-        let launches_clusters = target >= 90
-            && ctx
-                .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
-                .is_ok_and(|yes| yes != 0);
-        if !launches_clusters {
+        if target < 90 || !device_launches_clusters(ctx) {
             return Ok(0);
         }
         // SAFETY: a function of this loaded module.
@@ -245,6 +239,15 @@ impl Kernel {
         }
         .during(op)
     }
+}
+
+/// Whether the driver launches thread block clusters on `ctx`'s device
+/// (`CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH`). Ask only for code of sm_90 or newer: a driver older
+/// than CUDA 11.8, which cannot load such code, does not know the attribute, and its error
+/// counts as no clusters.
+pub(crate) fn device_launches_clusters(ctx: &CudaContext) -> bool {
+    ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
+        .is_ok_and(|yes| yes != 0)
 }
 
 /// Lets `func` launch in clusters of more than the portable 8 blocks where the device has
