@@ -20,7 +20,8 @@ impl Target {
     pub const SM_70: Target = Target::new(70);
     /// `sm_80` (Ampere): integer and bitwise `redux.sync`.
     pub const SM_80: Target = Target::new(80);
-    /// `sm_90` (Hopper: H100, H200).
+    /// `sm_90` (Hopper: H100, H200) with PTX 8.1: `st.async` and the cluster-scoped `mbarrier`
+    /// waits (the device scan's one-cluster path) need it; a driver of CUDA 12.1 or newer loads it.
     pub const SM_90: Target = Target::new(90);
     /// `sm_100a` (Blackwell, arch-specific) with PTX 8.6: `redux.sync` on `f32`.
     pub const SM_100A: Target = Target {
@@ -31,12 +32,17 @@ impl Target {
     /// The targets the library ships PTX for.
     pub const DEFAULT: [Target; 4] = [Self::SM_70, Self::SM_80, Self::SM_90, Self::SM_100A];
 
-    /// A plain (not arch-specific) target with LLVM's default PTX version.
+    /// A plain (not arch-specific) target: PTX 8.1 for sm_90 to sm_99 ([`Target::SM_90`]),
+    /// LLVM's default PTX version otherwise (7.0 to 7.8 below sm_90, 8.6 and newer above).
     pub const fn new(compute: u32) -> Target {
         Target {
             compute,
             arch_specific: false,
-            ptx_version: None,
+            ptx_version: if compute >= 90 && compute < 100 {
+                Some(81)
+            } else {
+                None
+            },
         }
     }
 
@@ -45,7 +51,8 @@ impl Target {
         self.to_string()
     }
 
-    /// Parses `sm_90` or `sm_100a`; `sm_100a` gets PTX 8.6, as the `f32` `redux.sync` needs.
+    /// Parses `sm_90` or `sm_100a`: a plain target gets [`Target::new`]'s PTX version, an
+    /// arch-specific one PTX 8.6, as the `f32` `redux.sync` of `sm_100a` needs.
     pub fn parse(name: &str) -> Option<Target> {
         let digits = name.strip_prefix("sm_")?;
         let (digits, arch_specific) = match digits.strip_suffix('a') {
@@ -56,11 +63,14 @@ impl Target {
         if compute < 30 {
             return None;
         }
-        let ptx_version = arch_specific.then_some(86);
-        Some(Target {
-            compute,
-            arch_specific,
-            ptx_version,
+        Some(if arch_specific {
+            Target {
+                compute,
+                arch_specific,
+                ptx_version: Some(86),
+            }
+        } else {
+            Target::new(compute)
         })
     }
 

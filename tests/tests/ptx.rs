@@ -334,6 +334,16 @@ fn cluster_wrappers_emit_their_instruction_from_sm90() {
 }
 
 #[test]
+fn mbarrier_wrappers_emit_their_instruction_from_sm80() {
+    check_family_below(shims::MBARRIER, Below::Absent);
+}
+
+#[test]
+fn mbarrier_transaction_wrappers_emit_their_instruction_from_sm90() {
+    check_family_below(shims::MBARRIER_TX, Below::Absent);
+}
+
+#[test]
 fn every_shim_kernel_is_in_a_family() {
     let listed: Vec<&str> = shims::FAMILIES
         .iter()
@@ -425,8 +435,9 @@ fn device_reduces_take_redux_for_every_warp_but_the_float_sums() {
 }
 
 /// From sm_90 every device scan kernel has the cluster copy of its tile (`scan_pass::CLUSTER`):
-/// the cluster barrier's two phases, its sends into later tiles' shared memory (`mapa`,
-/// `st.shared::cluster`), and no status access in that copy; below sm_90 none of it.
+/// its mbarrier initialised and fenced before the cluster barrier's one phase, its sends into
+/// later tiles' shared memory (`mapa`, `st.async` completing on their mbarriers), the wait on
+/// its own mbarrier at cluster scope, and no plain `st.shared::cluster`; below sm_90 none of it.
 #[test]
 fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
     let mut checked = 0;
@@ -436,24 +447,35 @@ fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
             let body = kernel_body(ptx, name);
             let count = |instr: &str| count_instruction(body, instr);
             let expected = |n: usize| if clusters { n } else { 0 };
-            // Arrivals: once as the tile starts, once after the sends; waits: before the
-            // sends, and (tiles after the first) before reading what was sent.
-            assert_eq!(
-                count("barrier.cluster.arrive"),
-                expected(2),
-                "{arch} {name}"
-            );
-            assert_eq!(count("barrier.cluster.wait"), expected(2), "{arch} {name}");
+            for instr in [
+                "mbarrier.init.shared.b64",
+                "mbarrier.arrive.expect_tx.shared.b64",
+                "fence.mbarrier_init.release.cluster",
+                "barrier.cluster.arrive",
+                "barrier.cluster.wait",
+                "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64",
+            ] {
+                assert_eq!(count(instr), expected(1), "{arch} {name}: {instr}");
+            }
+            if clusters {
+                let at = |instr: &str| body.find(instr).unwrap();
+                assert!(
+                    at("mbarrier.init.shared.b64") < at("fence.mbarrier_init.release.cluster")
+                        && at("fence.mbarrier_init.release.cluster") < at("barrier.cluster.arrive"),
+                    "{arch} {name}: the mbarrier's init is fenced before the cluster barrier"
+                );
+            }
             assert_eq!(
                 count("mapa.shared::cluster.u64") > 0,
                 clusters,
                 "{arch} {name}"
             );
             assert_eq!(
-                count("st.shared::cluster.u32") > 0,
+                count("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32") > 0,
                 clusters,
                 "{arch} {name}"
             );
+            assert!(!body.contains("st.shared::cluster"), "{arch} {name}");
             checked += 1;
         }
     }

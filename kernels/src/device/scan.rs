@@ -77,9 +77,21 @@ use crate::block;
 use crate::block::TempStorage;
 use crate::instr::LaneMask;
 use crate::instr::barrier::bar_warp_sync;
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[cfg(any(
+    not(target_arch = "nvptx64"),
+    all(target_feature = "sm_90", target_feature = "ptx81")
+))]
 use crate::instr::cluster::{
-    barrier_cluster_arrive, barrier_cluster_wait, mapa_shared_cluster_u64, st_shared_cluster_u32,
+    barrier_cluster_arrive, barrier_cluster_wait, mapa_shared_cluster_u64,
+};
+#[cfg(any(
+    not(target_arch = "nvptx64"),
+    all(target_feature = "sm_90", target_feature = "ptx81")
+))]
+use crate::instr::mbarrier::{
+    fence_mbarrier_init_release_cluster, mbarrier_arrive_expect_tx_shared_b64,
+    mbarrier_init_shared_b64, mbarrier_try_wait_parity_acquire_cluster_shared_b64,
+    st_async_shared_cluster_mbarrier_complete_tx_bytes_b32,
 };
 use crate::instr::memory::{
     cvta_to_shared_u64, ld_relaxed_gpu_u32, ld_shared_v4_u32, st_shared_v4_u32,
@@ -87,7 +99,10 @@ use crate::instr::memory::{
 use crate::kernel::{self as thread, lane_id};
 use crate::ops::ReduceOp;
 use crate::warp::Warp;
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[cfg(any(
+    not(target_arch = "nvptx64"),
+    all(target_feature = "sm_90", target_feature = "ptx81")
+))]
 use crate::warp::shfl::map_words;
 use bytemuck::Pod;
 use core::mem::size_of;
@@ -116,8 +131,10 @@ pub struct ScanShared<
     /// vectorize; larger ones keep it in a register and their tile in shared memory).
     thread_prefixes: [A; SAVED],
     /// In a cluster launch ([`scan_pass::CLUSTER`]), the totals of the earlier tiles, sent
-    /// by them: tile `t`'s in row `t`, one 32-bit word of the accumulator per column.
-    cluster_totals: [[u32; CLUSTER_TOTAL_WORDS]; ROWS],
+    /// by them: tile `t`'s in row `t`, one 32-bit word of the accumulator per column. Tiles
+    /// send only to later tiles, so a tile's own row never receives: it holds the mbarrier
+    /// on which the sends complete ([`cluster_tile_prefix`]).
+    cluster_totals: [ClusterRow; ROWS],
     prefix: A,
     epoch: u32,
 }
@@ -125,6 +142,11 @@ pub struct ScanShared<
 /// Accumulator words a cluster launch's tile total may have
 /// ([`scan_cluster_rows`](super::tuning::scan_cluster_rows)).
 pub(crate) const CLUSTER_TOTAL_WORDS: usize = 4;
+
+/// One row of [`ScanShared::cluster_totals`]: an earlier tile's total, or (in the tile's own
+/// row) an mbarrier, hence 8-byte aligned.
+#[repr(C, align(8))]
+struct ClusterRow([u32; CLUSTER_TOTAL_WORDS]);
 
 /// Whether this launch runs as one cluster ([`scan_pass::CLUSTER`]): asked for, and the kernel
 /// has rows for the tiles' totals (`ROWS`: compiled for sm_90 or newer, an accumulator of
@@ -231,81 +253,109 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
     }
 }
 
+/// The `.shared` address of row `row` of a block's `totals` (the same offset in every block of
+/// the cluster).
+#[cfg(any(
+    not(target_arch = "nvptx64"),
+    all(target_feature = "sm_90", target_feature = "ptx81")
+))]
+#[inline(always)]
+fn cluster_row<const ROWS: usize>(totals: *mut [ClusterRow; ROWS], row: u32) -> u64 {
+    cvta_to_shared_u64(totals.cast::<ClusterRow>().wrapping_add(row as usize) as u64)
+}
+
+/// Thread 0 of tile `tile > 0` of a cluster launch, as the kernel starts: makes the tile's
+/// own row of `totals` an mbarrier that completes once the `tile` earlier tiles' totals have
+/// arrived (`tile * size_of::<A>()` bytes of `st.async`, see [`cluster_tile_prefix`]), and
+/// fences its init before the block's arrival at the cluster barrier.
+///
+/// # Safety
+/// As [`cluster_tile_prefix`]; called once, before the calling thread arrives at the cluster
+/// barrier.
+#[cfg(any(
+    not(target_arch = "nvptx64"),
+    all(target_feature = "sm_90", target_feature = "ptx81")
+))]
+#[inline(always)]
+unsafe fn expect_cluster_totals<A, const ROWS: usize>(tile: u32, totals: *mut [ClusterRow; ROWS]) {
+    let arrivals = cluster_row(totals, tile);
+    // SAFETY: the row is this block's, 8-byte aligned, and nothing else touches it before
+    // the cluster barrier; `tile * size_of::<A>() <= 15 * 16` bytes.
+    unsafe {
+        mbarrier_init_shared_b64(arrivals, 1);
+        mbarrier_arrive_expect_tx_shared_b64(arrivals, tile * size_of::<A>() as u32);
+    }
+    fence_mbarrier_init_release_cluster();
+}
+
 /// Tile `tile`'s exclusive prefix in a launch of `tiles` tiles that is one cluster (see
 /// [`scan_pass::CLUSTER`]); every thread of the block calls it and gets it. Each tile sends its
-/// total to the shared memory of every later tile, and after a cluster barrier tile `t` scans
-/// the totals of tiles `0..t` as a look-back group does ([`tile_prefix`], group 0): the same
-/// warp scan over the same values, so the same bits. No global memory, no epoch.
+/// total into row `tile` of every later tile's `totals` with `st.async`, which completes on
+/// that tile's mbarrier ([`expect_cluster_totals`]); tile `t` waits on its own mbarrier for
+/// the totals of tiles `0..t` alone, and each of its warps scans them as a look-back group does
+/// ([`tile_prefix`], group 0): the same warp scan over the same values, so the same bits. No
+/// global memory, no epoch, and no second cluster barrier.
 ///
-/// Cluster barrier phases: every thread arrived at phase 0 as the kernel started, so once it
-/// completes every block has started and its shared memory may be written; the sends happen
-/// before phase 1's arrival, so they are seen after its wait. Tile 0 receives nothing and
-/// returns without waiting (it may exit: nothing accesses its shared memory); a later tile
-/// reads only its own shared memory, after the wait.
+/// Every thread arrived at the cluster barrier as the kernel started, after its tile's
+/// mbarrier was initialised and fenced: once that phase completes every block has started and
+/// its mbarrier may be signalled. A tile's shared memory is written only by earlier tiles and
+/// only until its mbarrier completes, which every one of its threads waits for; tile 0
+/// receives nothing, waits for nothing, and may exit.
 ///
 /// # Safety
 /// Launched as one cluster of `tiles` = `%nctaid.x` ≤ `ROWS` = [`SCAN_CLUSTER_TILES`] blocks,
 /// tile `t` being the block of rank `t`, `tile < tiles`; every thread of every block of the
-/// cluster arrived at the cluster barrier once at the start of the kernel and calls this once;
-/// the accumulator fits a row of `totals` ([`CLUSTER_TOTAL_WORDS`] words).
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+/// cluster arrived at the cluster barrier once at the start of the kernel, thread 0 of each
+/// tile after [`expect_cluster_totals`], and calls this once; the accumulator is of whole
+/// 32-bit words and fits a row of `totals` ([`CLUSTER_TOTAL_WORDS`] words).
+#[cfg(any(
+    not(target_arch = "nvptx64"),
+    all(target_feature = "sm_90", target_feature = "ptx81")
+))]
 #[inline(always)]
 unsafe fn cluster_tile_prefix<A: Pod, Op: ReduceOp<A>, const ROWS: usize>(
     tile: u32,
     tiles: u32,
     tile_total: A,
-    totals: *mut [[u32; CLUSTER_TOTAL_WORDS]; ROWS],
-    prefix: *mut A,
+    totals: *mut [ClusterRow; ROWS],
     op: Op,
 ) -> A {
     let tid = thread::thread_idx_x();
     let identity = op.identity();
-    // SAFETY: the caller's conditions: the phases are as the docs say, and row `t` of a tile's
-    // totals is written only by tile `t`, before phase 1.
+    let lane = lane_id();
+    // SAFETY: the caller's conditions: the phases and rows are as the docs say.
     unsafe {
         barrier_cluster_wait();
-        let lane = lane_id();
         if tid < 32 && lane > tile && lane < tiles {
-            let row = cvta_to_shared_u64(
-                totals
-                    .cast::<[u32; CLUSTER_TOTAL_WORDS]>()
-                    .add(tile as usize) as u64,
-            );
-            let row = mapa_shared_cluster_u64(row, lane);
+            let row = mapa_shared_cluster_u64(cluster_row(totals, tile), lane);
+            let arrivals = mapa_shared_cluster_u64(cluster_row(totals, lane), lane);
             let mut k = 0;
             map_words(tile_total, |w| {
-                st_shared_cluster_u32(row + 4 * k, w);
+                st_async_shared_cluster_mbarrier_complete_tx_bytes_b32(row + 4 * k, w, arrivals);
                 k += 1;
                 w
             });
         }
-        barrier_cluster_arrive();
         if tile == 0 {
             return identity;
         }
-        barrier_cluster_wait();
-        if tid < 32 {
-            let total = if lane < tile {
-                // `lane < tile < SCAN_CLUSTER_TILES` (the caller's condition): the remainder
-                // only tells the compiler so, whose bounds check would put a panic branch
-                // between the block's barriers.
-                let row = &(*totals)[lane as usize % SCAN_CLUSTER_TILES];
-                let mut k = 0;
-                map_words(identity, |_| {
-                    k += 1;
-                    row[(k - 1) % CLUSTER_TOTAL_WORDS]
-                })
-            } else {
-                identity
-            };
-            let scanned = Warp::full().inclusive_scan(total, op);
-            let before_tile = Warp::full().shfl(scanned, tile - 1);
-            if tid == 0 {
-                *prefix = before_tile;
-            }
-        }
-        thread::sync_threads();
-        *prefix
+        let arrivals = cluster_row(totals, tile);
+        while !mbarrier_try_wait_parity_acquire_cluster_shared_b64(arrivals, 0) {}
+        let total = if lane < tile {
+            // `lane < tile < SCAN_CLUSTER_TILES` (the caller's condition): the remainder
+            // only tells the compiler so, whose bounds check would put a panic branch
+            // between the block's barriers.
+            let row = &(*totals)[lane as usize % SCAN_CLUSTER_TILES].0;
+            let mut k = 0;
+            map_words(identity, |_| {
+                k += 1;
+                row[(k - 1) % CLUSTER_TOTAL_WORDS]
+            })
+        } else {
+            identity
+        };
+        let scanned = Warp::full().inclusive_scan(total, op);
+        Warp::full().shfl(scanned, tile - 1)
     }
 }
 
@@ -419,9 +469,16 @@ unsafe fn scan_tile<
     unsafe {
         let tile = thread::block_idx_x();
         let cluster = CLUSTER;
-        // Phase 0 of the cluster barrier: this block has started (`cluster_tile_prefix`).
-        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+        // The cluster barrier's one phase: this block has started and its mbarrier is
+        // initialised (`cluster_tile_prefix`).
+        #[cfg(any(
+            not(target_arch = "nvptx64"),
+            all(target_feature = "sm_90", target_feature = "ptx81")
+        ))]
         if cluster {
+            if tid == 0 && tile > 0 {
+                expect_cluster_totals::<A, ROWS>(tile, &raw mut (*shared).cluster_totals);
+            }
             barrier_cluster_arrive();
         }
         // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`:
@@ -587,14 +644,16 @@ unsafe fn scan_tile<
         if p.pass == scan_pass::FROM_TILE_PREFIXES {
             run = op.combine(*(p.tiles as *const A).add(tile as usize), run);
         } else if cluster {
-            #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+            #[cfg(any(
+                not(target_arch = "nvptx64"),
+                all(target_feature = "sm_90", target_feature = "ptx81")
+            ))]
             {
                 let before_tile = cluster_tile_prefix(
                     tile,
                     thread::grid_dim_x(),
                     tile_total,
                     &raw mut (*shared).cluster_totals,
-                    &raw mut (*shared).prefix,
                     op,
                 );
                 if tile > 0 {

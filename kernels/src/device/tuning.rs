@@ -95,10 +95,11 @@ pub const fn scan_saved_prefixes(item_bytes: usize) -> usize {
 /// Rows of the scan's shared memory for the totals the tiles of a cluster launch send each
 /// other ([`scan_pass::CLUSTER`](crate::abi::params::scan_pass::CLUSTER)), by accumulator size
 /// and alignment: [`SCAN_CLUSTER_TILES`](crate::abi::layout::SCAN_CLUSTER_TILES) on sm_90 and
-/// newer for accumulators of whole 32-bit words, at most 16 bytes; else none, and such scans
-/// take the look-back (so the rows cost no shared memory where they cannot be used).
+/// newer with PTX 8.1 ([`CLUSTER_SCAN`]) for accumulators of whole 32-bit words, at most 16
+/// bytes; else none, and such scans take the look-back (so the rows cost no shared memory
+/// where they cannot be used).
 pub const fn scan_cluster_rows(accumulator_bytes: usize, accumulator_align: usize) -> usize {
-    if SM90
+    if CLUSTER_SCAN
         && accumulator_bytes.is_multiple_of(4)
         && accumulator_align >= 4
         && accumulator_bytes <= 16
@@ -138,6 +139,9 @@ pub const fn scan_launch_bounds(
 
 /// Whether this crate is compiled for sm_90 or newer (`-C target-cpu`; false on the host).
 pub const SM90: bool = cfg!(target_feature = "sm_90");
+/// Whether this crate's device scan has its one-cluster path: compiled for sm_90 or newer with
+/// PTX 8.1 or newer (`st.async`; `warpkit-builder` asks for it), else false.
+pub const CLUSTER_SCAN: bool = cfg!(all(target_feature = "sm_90", target_feature = "ptx81"));
 /// Threads per block of the row kernels (one warp per row).
 pub const ROWS_THREADS: u32 = 256;
 /// Items each lane of a row scan handles per step.

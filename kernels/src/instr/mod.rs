@@ -36,6 +36,7 @@ pub mod cluster;
 pub mod griddepcontrol;
 #[cfg(not(warpkit_target_below_sm70))]
 pub mod matching;
+pub mod mbarrier;
 #[cfg(not(warpkit_target_below_sm70))]
 pub mod memory;
 #[cfg(not(warpkit_target_below_sm70))]

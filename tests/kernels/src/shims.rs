@@ -63,6 +63,8 @@ macro_rules! shims {
 mod families {
     use warpkit::LaneMask;
     // Below sm_90 its shims are compiled out.
+    #[cfg_attr(not(target_feature = "sm_80"), allow(unused_imports))]
+    use warpkit::instr::mbarrier::*;
     use warpkit::instr::{
         activemask::*, atomic::*, barrier::*, matching::*, memory::*, redux::*, shfl::*,
     };
@@ -297,6 +299,74 @@ mod families {
             };
         }
     }
+    // SAFETY (the `unsafe` blocks below): each thread initialises its own 8-byte word of shared
+    // memory as an mbarrier expecting one arrival, and only it touches that word.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    shims! {
+        /// mbarrier init and arrive (PTX 7.0: sm_80+; absent below).
+        pub MBARRIER {
+            warpkit_instr_mbarrier_init_shared_b64 => "mbarrier.init.shared.b64" * 1, since sm_80: |a, _b, _c| {
+                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_INIT: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                unsafe { mbarrier_init_shared_b64(mine, 1 + (a & 255)) };
+                a
+            };
+            warpkit_instr_mbarrier_arrive_shared_b64 => "mbarrier.arrive.shared.b64" * 1, since sm_80: |_a, _b, _c| {
+                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_ARRIVE: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                unsafe { mbarrier_init_shared_b64(mine, 1) };
+                unsafe { mbarrier_arrive_shared_b64(mine) as u32 }
+            };
+        }
+    }
+    // SAFETY (the `unsafe` blocks below): as above; the `st.async` shims send to the thread's own
+    // block (rank `cluster_ctarank()`) and complete on the thread's own mbarrier. These kernels
+    // are assembled and inspected, never launched: a shim cannot loop (the check refuses
+    // branches), so the `st.async` ones could exit before their store completes.
+    #[cfg(any(
+        not(target_arch = "nvptx64"),
+        all(target_feature = "sm_90", target_feature = "ptx81")
+    ))]
+    shims! {
+        /// mbarrier transaction counts, cluster-scoped waits and `st.async` (PTX 8.0 and 8.1:
+        /// sm_90+; absent below).
+        pub MBARRIER_TX {
+            warpkit_instr_mbarrier_arrive_expect_tx_shared_b64 => "mbarrier.arrive.expect_tx.shared.b64" * 1, since sm_90: |a, _b, _c| {
+                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_EXPECT: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                unsafe { mbarrier_init_shared_b64(mine, 1) };
+                unsafe { mbarrier_arrive_expect_tx_shared_b64(mine, a & 1023) as u32 }
+            };
+            warpkit_instr_mbarrier_try_wait_parity_shared_b64 => "mbarrier.try_wait.parity.shared.b64" * 1, since sm_90: |a, _b, _c| {
+                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_WAIT: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                unsafe { mbarrier_init_shared_b64(mine, 1) };
+                unsafe { mbarrier_arrive_shared_b64(mine) };
+                unsafe { mbarrier_try_wait_parity_shared_b64(mine, a & 1) as u32 }
+            };
+            warpkit_instr_mbarrier_try_wait_parity_acquire_cluster_shared_b64 => "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64" * 1, since sm_90: |a, _b, _c| {
+                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_WAIT_CLUSTER: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                unsafe { mbarrier_init_shared_b64(mine, 1) };
+                unsafe { mbarrier_arrive_shared_b64(mine) };
+                unsafe { mbarrier_try_wait_parity_acquire_cluster_shared_b64(mine, a & 1) as u32 }
+            };
+            warpkit_instr_fence_mbarrier_init_release_cluster => "fence.mbarrier_init.release.cluster" * 1, since sm_90: |a, _b, _c| { fence_mbarrier_init_release_cluster(); a };
+            warpkit_instr_st_async_shared_cluster_mbarrier_complete_tx_bytes_b32 => "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32" * 1, since sm_90: |a, _b, _c| {
+                let words = unsafe { warpkit::shared_array!(ST_ASYNC_B32: [u64; 2048]).cast::<u64>().add(2 * (warpkit::kernel::thread_idx_x() as usize % 1024)) };
+                let (mbar, word) = (cvta_to_shared_u64(words as u64), cvta_to_shared_u64(words as u64 + 8));
+                unsafe { mbarrier_init_shared_b64(mbar, 1) };
+                unsafe { mbarrier_arrive_expect_tx_shared_b64(mbar, 4) };
+                let rank = cluster_ctarank();
+                unsafe { st_async_shared_cluster_mbarrier_complete_tx_bytes_b32(mapa_shared_cluster_u64(word, rank), a, mapa_shared_cluster_u64(mbar, rank)) };
+                a
+            };
+            warpkit_instr_st_async_shared_cluster_mbarrier_complete_tx_bytes_b64 => "st.async.shared::cluster.mbarrier::complete_tx::bytes.b64" * 1, since sm_90: |a, b, _c| {
+                let words = unsafe { warpkit::shared_array!(ST_ASYNC_B64: [u64; 2048]).cast::<u64>().add(2 * (warpkit::kernel::thread_idx_x() as usize % 1024)) };
+                let (mbar, word) = (cvta_to_shared_u64(words as u64), cvta_to_shared_u64(words as u64 + 8));
+                unsafe { mbarrier_init_shared_b64(mbar, 1) };
+                unsafe { mbarrier_arrive_expect_tx_shared_b64(mbar, 8) };
+                let rank = cluster_ctarank();
+                unsafe { st_async_shared_cluster_mbarrier_complete_tx_bytes_b64(mapa_shared_cluster_u64(word, rank), (a as u64) << 32 | b as u64, mapa_shared_cluster_u64(mbar, rank)) };
+                a
+            };
+        }
+    }
     // SAFETY (the `unsafe` blocks below): `p + 2` is the thread's own 8-byte-aligned words of
     // global memory, touched by no other thread.
     shims! {
@@ -354,4 +424,6 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("L2 hints", L2_HINTS),
     ("grid dependency", GRIDDEPCONTROL),
     ("cluster", CLUSTER),
+    ("mbarrier", MBARRIER),
+    ("mbarrier transactions", MBARRIER_TX),
 ];
