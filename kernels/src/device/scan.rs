@@ -48,14 +48,17 @@
 //! fits a single look-back group of tiles of at most 4 stripes takes one group, so that no
 //! tile waits for a group before its own.
 //!
-//! **One cluster instead of the look-back** ([`scan_pass::CLUSTER`], sm_90 and newer): an
-//! input of at most [`SCAN_CLUSTER_TILES`] tiles of at most 4 stripes
+//! **One cluster instead of the look-back** ([`scan_pass::CLUSTER`]): an input of at most
+//! [`SCAN_CLUSTER_TILES`] tiles of at most 4 stripes
 //! ([`layout::SCAN_CLUSTER_STRIPES`](crate::abi::layout::SCAN_CLUSTER_STRIPES)) is launched as
-//! one thread block cluster. Each tile writes its total into the shared memory of every later
-//! tile of the cluster (`st.shared::cluster`), and after a cluster barrier each tile scans the
-//! totals before it with the look-back's own warp scan (`cluster_tile_prefix`): the same bits,
-//! with no round trip through L2 and no epoch. The kernel has both copies of its tile code,
-//! the cluster's and the look-back's, so neither carries the other's registers.
+//! one thread block cluster (compiled for sm_90 or newer with PTX 8.1). Each tile sends its
+//! total into the shared memory of every later tile of the cluster with `st.async`, which
+//! completes on an `mbarrier` of the receiving tile; each tile waits on its own mbarrier for
+//! the totals before it alone and scans them with the look-back's own warp scan
+//! (`cluster_tile_prefix`): the same bits, with no round trip through L2, no epoch, and one
+//! cluster barrier phase (every block has started and initialised its mbarrier). The kernel
+//! has both copies of its tile code, the cluster's and the look-back's, so neither carries
+//! the other's registers.
 //!
 //! **Two passes instead of one** ([`params::Scan::pass`]): the same kernel can instead write
 //! each tile's total (a read-only pass, [`scan_pass::TILE_TOTALS`]) and, once the caller has
@@ -149,8 +152,8 @@ pub(crate) const CLUSTER_TOTAL_WORDS: usize = 4;
 struct ClusterRow([u32; CLUSTER_TOTAL_WORDS]);
 
 /// Whether this launch runs as one cluster ([`scan_pass::CLUSTER`]): asked for, and the kernel
-/// has rows for the tiles' totals (`ROWS`: compiled for sm_90 or newer, an accumulator of
-/// whole 32-bit words that fits a row). Otherwise a cluster launch takes the look-back.
+/// has rows for the tiles' totals (`ROWS`: compiled for sm_90 or newer with PTX 8.1, an
+/// accumulator of whole 32-bit words that fits a row). Otherwise a cluster launch takes the look-back.
 #[inline(always)]
 fn cluster_launch<const ROWS: usize>(pass: u32) -> bool {
     ROWS > 0 && pass == scan_pass::CLUSTER
