@@ -112,11 +112,17 @@ impl Warpkit {
                 let found = ptx::KERNELS_PTX.iter().find(|(t, _)| *t == name);
                 *found.ok_or_else(|| Error::UnknownTarget(name.into(), available()))?
             }
-            None => ptx::best_for(compute.0, compute.1).ok_or_else(|| Error::NoPtxForDevice {
-                major: compute.0,
-                minor: compute.1,
-                available: available(),
-            })?,
+            None => {
+                let driver = crate::module::driver_version()?;
+                ptx::best_for(compute.0, compute.1, driver).ok_or_else(|| {
+                    Error::NoPtxForDevice {
+                        major: compute.0,
+                        minor: compute.1,
+                        driver,
+                        available: available(),
+                    }
+                })?
+            }
         };
         // The cubin of the exact device, when the build embedded one (no JIT at load).
         let cubin = ptx::cubin_for(target).filter(|_| {

@@ -17,11 +17,17 @@ pub enum Error {
     /// The driver loaded, but there is no device with this ordinal.
     #[error("no CUDA device {ordinal}: the driver reports {count} device(s)")]
     NoDevice { ordinal: usize, count: usize },
-    /// The embedded PTX has no target this device can run.
-    #[error("no embedded PTX runs on compute capability {major}.{minor} (have: {available})")]
+    /// The embedded PTX has no target this device can run that this driver can compile.
+    #[error(
+        "no embedded PTX runs on compute capability {major}.{minor} under driver version {driver} \
+         (have: {available}; sm_90's PTX needs a CUDA 12.1 driver, sm_100a's CUDA 12.7, the \
+         others CUDA 11.0): update the NVIDIA driver"
+    )]
     NoPtxForDevice {
         major: u32,
         minor: u32,
+        /// The driver's version, as `cuDriverGetVersion` gives it (12010 for CUDA 12.1).
+        driver: u32,
         available: String,
     },
     /// A target name that is not embedded.

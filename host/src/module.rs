@@ -339,15 +339,20 @@ fn launch_config(
     }
 }
 
-/// Whether the driver launches programmatic dependents and captures them into graphs (CUDA
-/// 12.3 or later; `cuLaunchKernelEx` itself is 11.8).
-pub(crate) fn driver_has_dependent_launch() -> Result<bool, Error> {
+/// The driver's version, as `cuDriverGetVersion` gives it (12010 for CUDA 12.1).
+pub(crate) fn driver_version() -> Result<u32, Error> {
     let mut version = 0;
     // SAFETY: writes one integer.
     unsafe { sys::cuDriverGetVersion(&mut version) }
         .result()
         .during("driver version")?;
-    Ok(version >= 12030)
+    Ok(version.max(0) as u32)
+}
+
+/// Whether the driver launches programmatic dependents and captures them into graphs (CUDA
+/// 12.3 or later; `cuLaunchKernelEx` itself is 11.8).
+pub(crate) fn driver_has_dependent_launch() -> Result<bool, Error> {
+    Ok(driver_version()? >= 12030)
 }
 
 /// Enqueues `func` on `stream` with `args`: `cuLaunchKernel`, or, to launch it as

@@ -116,8 +116,16 @@ fn test() -> Result<(), String> {
     let nvptx_dir = tools::root().join("target/nvptx-clippy");
     let nvptx_dir = nvptx_dir.to_string_lossy();
     for (package, features, rustflags) in [
-        ("warpkit", "kernels", "-Ctarget-cpu=sm_90"),
-        ("warpkit-test-kernels", "", "-Ctarget-cpu=sm_90"),
+        (
+            "warpkit",
+            "kernels",
+            "-Ctarget-cpu=sm_90 -Ctarget-feature=+ptx81",
+        ),
+        (
+            "warpkit-test-kernels",
+            "",
+            "-Ctarget-cpu=sm_90 -Ctarget-feature=+ptx81",
+        ),
         (
             "warpkit-test-kernels",
             "legacy-shfl",

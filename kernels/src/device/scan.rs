@@ -49,7 +49,7 @@
 //! tile waits for a group before its own.
 //!
 //! **One cluster instead of the look-back** ([`scan_pass::CLUSTER`]): an input of at most
-//! [`SCAN_CLUSTER_TILES`] tiles of at most 4 stripes
+//! [`SCAN_CLUSTER_TILES`](crate::abi::layout::SCAN_CLUSTER_TILES) tiles of at most 4 stripes
 //! ([`layout::SCAN_CLUSTER_STRIPES`](crate::abi::layout::SCAN_CLUSTER_STRIPES)) is launched as
 //! one thread block cluster (compiled for sm_90 or newer with PTX 8.1). Each tile sends its
 //! total into the shared memory of every later tile of the cluster with `st.async`, which
@@ -74,7 +74,7 @@ use super::sync::{Backoff, warp_poll};
 use super::tile_status::{Slot, StatusArray, TileStatus};
 use super::tuning::{SCAN_THREADS, vectorizes};
 use super::{Vector, unrolled};
-use crate::abi::layout::{MAX_EPOCH, SCAN_CLUSTER_TILES, SCAN_GROUP, ScanControl};
+use crate::abi::layout::{MAX_EPOCH, SCAN_GROUP, ScanControl};
 use crate::abi::params::{self, scan_pass};
 use crate::block;
 use crate::block::TempStorage;
@@ -85,7 +85,7 @@ use crate::instr::barrier::bar_warp_sync;
     all(target_feature = "sm_90", target_feature = "ptx81")
 ))]
 use crate::instr::cluster::{
-    barrier_cluster_arrive, barrier_cluster_wait, mapa_shared_cluster_u64,
+    barrier_cluster_arrive_relaxed, barrier_cluster_wait, mapa_shared_cluster_u64,
 };
 #[cfg(any(
     not(target_arch = "nvptx64"),
@@ -270,7 +270,7 @@ fn cluster_row<const ROWS: usize>(totals: *mut [ClusterRow; ROWS], row: u32) -> 
 /// Thread 0 of tile `tile > 0` of a cluster launch, as the kernel starts: makes the tile's
 /// own row of `totals` an mbarrier that completes once the `tile` earlier tiles' totals have
 /// arrived (`tile * size_of::<A>()` bytes of `st.async`, see [`cluster_tile_prefix`]), and
-/// fences its init before the block's arrival at the cluster barrier.
+/// fences its init, so that the thread's relaxed arrival at the cluster barrier publishes it.
 ///
 /// # Safety
 /// As [`cluster_tile_prefix`]; called once, before the calling thread arrives at the cluster
@@ -281,6 +281,8 @@ fn cluster_row<const ROWS: usize>(totals: *mut [ClusterRow; ROWS], row: u32) -> 
 ))]
 #[inline(always)]
 unsafe fn expect_cluster_totals<A, const ROWS: usize>(tile: u32, totals: *mut [ClusterRow; ROWS]) {
+    // The sends are whole words (`map_words`), each completing 4 bytes.
+    const { assert!(size_of::<A>().is_multiple_of(4)) };
     let arrivals = cluster_row(totals, tile);
     // SAFETY: the row is this block's, 8-byte aligned, and nothing else touches it before
     // the cluster barrier; `tile * size_of::<A>() <= 15 * 16` bytes.
@@ -299,14 +301,15 @@ unsafe fn expect_cluster_totals<A, const ROWS: usize>(tile: u32, totals: *mut [C
 /// ([`tile_prefix`], group 0): the same warp scan over the same values, so the same bits. No
 /// global memory, no epoch, and no second cluster barrier.
 ///
-/// Every thread arrived at the cluster barrier as the kernel started, after its tile's
+/// Every thread arrived at the cluster barrier as the kernel started, thread 0 after its tile's
 /// mbarrier was initialised and fenced: once that phase completes every block has started and
 /// its mbarrier may be signalled. A tile's shared memory is written only by earlier tiles and
 /// only until its mbarrier completes, which every one of its threads waits for; tile 0
 /// receives nothing, waits for nothing, and may exit.
 ///
 /// # Safety
-/// Launched as one cluster of `tiles` = `%nctaid.x` ≤ `ROWS` = [`SCAN_CLUSTER_TILES`] blocks,
+/// Launched as one cluster of `tiles` = `%nctaid.x` ≤ `ROWS` =
+/// [`SCAN_CLUSTER_TILES`](crate::abi::layout::SCAN_CLUSTER_TILES) blocks,
 /// tile `t` being the block of rank `t`, `tile < tiles`; every thread of every block of the
 /// cluster arrived at the cluster barrier once at the start of the kernel, thread 0 of each
 /// tile after [`expect_cluster_totals`], and calls this once; the accumulator is of whole
@@ -346,9 +349,9 @@ unsafe fn cluster_tile_prefix<A: Pod, Op: ReduceOp<A>, const ROWS: usize>(
         while !mbarrier_try_wait_parity_acquire_cluster_shared_b64(arrivals, 0) {}
         let total = if lane < tile {
             // `lane < tile < SCAN_CLUSTER_TILES` (the caller's condition): the remainder
-            // only tells the compiler so, whose bounds check would put a panic branch
-            // between the block's barriers.
-            let row = &(*totals)[lane as usize % SCAN_CLUSTER_TILES].0;
+            // only tells the compiler so, whose bounds check would put a panic branch in the
+            // kernel.
+            let row = &(*totals)[lane as usize % crate::abi::layout::SCAN_CLUSTER_TILES].0;
             let mut k = 0;
             map_words(identity, |_| {
                 k += 1;
@@ -482,7 +485,7 @@ unsafe fn scan_tile<
             if tid == 0 && tile > 0 {
                 expect_cluster_totals::<A, ROWS>(tile, &raw mut (*shared).cluster_totals);
             }
-            barrier_cluster_arrive();
+            barrier_cluster_arrive_relaxed();
         }
         // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`:
         // for items that vectorize, `STRIPES` or a power of two below it, as the host gives.

@@ -53,6 +53,32 @@ pub unsafe fn barrier_cluster_arrive() {
     }
 }
 
+/// `barrier.cluster.arrive.relaxed`: as [`barrier_cluster_arrive`], without release
+/// semantics: the thread's earlier memory accesses need not be visible to the waiting threads
+/// (but `mbarrier.init`s before a [`fence_mbarrier_init_release_cluster`] are).
+///
+/// PTX ISA: [`barrier.cluster`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-barrier-cluster).
+/// PTX 8.0, sm_90+.
+///
+/// # Safety
+/// As [`barrier_cluster_arrive`].
+///
+/// [`fence_mbarrier_init_release_cluster`]: super::mbarrier::fence_mbarrier_init_release_cluster
+#[doc(alias = "__cluster_barrier_arrive_relaxed")]
+#[cfg(any(
+    not(target_arch = "nvptx64"),
+    all(target_feature = "sm_90", target_feature = "ptx80")
+))]
+#[inline(always)]
+pub unsafe fn barrier_cluster_arrive_relaxed() {
+    crate::device_only! {
+        // SAFETY: the caller's condition. No `nomem`: the barrier still orders what follows it.
+        unsafe {
+            core::arch::asm!("barrier.cluster.arrive.relaxed;", options(nostack, preserves_flags))
+        };
+    }
+}
+
 /// `barrier.cluster.wait`: waits until every non-exited thread of the cluster has arrived at
 /// the cluster barrier's current phase ([`barrier_cluster_arrive`]), with acquire semantics at
 /// cluster scope (the default without `.sem`): what the arriving threads wrote before they

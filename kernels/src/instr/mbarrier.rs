@@ -5,17 +5,21 @@
 //! phase completes when its pending arrivals reach zero (`mbarrier.init` sets how many each
 //! phase expects) and its transaction count, raised by `expect_tx` and lowered by the bytes of
 //! each asynchronous operation that completes on it (`complete_tx`), is zero too; the barrier
-//! then moves to the next phase, whose parity (0, 1, 0, …) a waiting thread names. Threads of
-//! the owning block wait on it ([`mbarrier_try_wait_parity_acquire_cluster_shared_b64`]);
-//! threads of other blocks of the cluster can only complete transactions on it, through
-//! [`st_async_shared_cluster_mbarrier_complete_tx_bytes_b32`] and its kin: one-way messages,
-//! each block waiting for just the senders it needs.
+//! then moves to the next phase, whose parity (0, 1, 0, …) a waiting thread names. Only threads
+//! of the owning block wait on it ([`mbarrier_try_wait_parity_acquire_cluster_shared_b64`]);
+//! threads of other blocks of the cluster may signal it (the ISA allows arrivals, `expect_tx`
+//! and `complete_tx` on a `.shared::cluster` mbarrier), and
+//! [`st_async_shared_cluster_mbarrier_complete_tx_bytes_b32`] and its kin store into that block
+//! and complete their bytes on it: one-way messages, each block waiting for just the senders it
+//! needs.
 //!
-//! Before another block may signal a barrier, the barrier's `mbarrier.init` must be made
-//! visible at cluster scope: [`fence_mbarrier_init_release_cluster`] and then a cluster
-//! barrier ([`barrier_cluster_arrive`](super::cluster::barrier_cluster_arrive) /
-//! [`barrier_cluster_wait`](super::cluster::barrier_cluster_wait)) between the init and the
-//! first remote operation.
+//! Before another block may signal a barrier, the barrier's `mbarrier.init` must be visible to
+//! it: a cluster barrier between the init and the first remote operation
+//! ([`barrier_cluster_arrive`](super::cluster::barrier_cluster_arrive) /
+//! [`barrier_cluster_wait`](super::cluster::barrier_cluster_wait)), whose default arrival
+//! releases it; [`fence_mbarrier_init_release_cluster`] after the init makes a relaxed arrival
+//! ([`barrier_cluster_arrive_relaxed`](super::cluster::barrier_cluster_arrive_relaxed))
+//! enough, which is how the device scan does it.
 //!
 //! PTX ISA: [`mbarrier`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-mbarrier),
 //! [`st.async`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-st-async),
@@ -30,9 +34,11 @@
 /// PTX 7.0, sm_80+.
 ///
 /// # Safety
-/// `a` is an 8-byte-aligned `.shared` address of 8 bytes of the calling block that no other
-/// operation accesses until the init is visible to it (a block barrier for the block's threads,
-/// [`fence_mbarrier_init_release_cluster`] and a cluster barrier for other blocks);
+/// `a` is an 8-byte-aligned `.shared` address of 8 bytes of the calling block that hold no
+/// valid mbarrier (initialising one again is undefined; this module has no `mbarrier.inval`,
+/// so an mbarrier stays one for the rest of the block's life) and that no other operation
+/// accesses until the init is visible to it (a block barrier for the block's threads, a cluster
+/// barrier for other blocks); from then on only mbarrier operations access them;
 /// `1 <= count < 2^20`.
 #[doc(alias = "__mbarrier_init")]
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
@@ -57,7 +63,8 @@ pub unsafe fn mbarrier_init_shared_b64(a: u64, count: u32) {
 ///
 /// # Safety
 /// `a` is an initialised mbarrier ([`mbarrier_init_shared_b64`]) of the calling block whose
-/// current phase has a pending arrival left (an arrival past zero is undefined).
+/// current phase has a pending arrival left (an arrival past zero is undefined); in any phase
+/// after the first, some thread's `try_wait` of the phase before it has returned `true`.
 #[doc(alias = "__mbarrier_arrive")]
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
@@ -122,7 +129,8 @@ macro_rules! mbarrier_try_wait_parity {
         ///
         /// # Safety
         /// `a` is an initialised mbarrier ([`mbarrier_init_shared_b64`]) of the calling block,
-        /// and the phase of parity `parity` is the current one or the one just before it.
+        /// `parity` is 0 or 1, and the phase of that parity is the current one or the one just
+        /// before it.
         #[cfg($cfg)]
         #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
         #[inline(always)]
@@ -165,10 +173,12 @@ mbarrier_try_wait_parity!(
     any(not(target_arch = "nvptx64"), all(target_feature = "sm_90", target_feature = "ptx80"))
 );
 
-/// `fence.mbarrier_init.release.cluster`: orders the calling thread's earlier
-/// `mbarrier.init`s ([`mbarrier_init_shared_b64`]) before its later release operations at
-/// cluster scope, such as [`barrier_cluster_arrive`](super::cluster::barrier_cluster_arrive):
-/// after that cluster barrier, other blocks of the cluster may signal the barriers.
+/// `fence.mbarrier_init.release.cluster`: a light-weight release fence for the calling
+/// thread's earlier `mbarrier.init`s ([`mbarrier_init_shared_b64`]) alone, at cluster scope:
+/// its later arrival at the cluster barrier, even a relaxed one
+/// ([`barrier_cluster_arrive_relaxed`](super::cluster::barrier_cluster_arrive_relaxed)),
+/// publishes them, and after that barrier's wait other blocks of the cluster may signal the
+/// mbarriers.
 ///
 /// PTX ISA: [`membar/fence`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-membar).
 /// PTX 8.0, sm_90+.
@@ -203,10 +213,11 @@ macro_rules! st_async {
         #[doc = concat!("`a` is a ", $bytes, "-byte-aligned `.shared::cluster` address and `mbar` the `.shared::cluster`")]
         /// address of an initialised mbarrier, both in the same block of the cluster
         /// ([`mapa_shared_cluster_u64`](super::cluster::mapa_shared_cluster_u64)), whose init
-        /// is visible to the calling thread ([`fence_mbarrier_init_release_cluster`] and a
-        /// cluster barrier); that block does not exit before the phase completes, its current
-        /// phase expects these bytes (`expect_tx`) or has an arrival pending that will, and
-        /// nothing else accesses `a` until that phase has completed.
+        /// is visible to the calling thread (a cluster barrier after it); the cluster has more
+        /// than one block (`%cluster_nctarank > 1`, else the instruction is undefined); that
+        /// block does not exit before the phase completes, its current phase expects these
+        /// bytes (`expect_tx`) or has an arrival pending that will, and nothing else accesses
+        /// `a` until that phase has completed.
         #[cfg(any(
             not(target_arch = "nvptx64"),
             all(target_feature = "sm_90", target_feature = "ptx81")

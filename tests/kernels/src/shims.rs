@@ -273,6 +273,7 @@ mod families {
         pub CLUSTER {
             warpkit_instr_barrier_cluster_arrive => "barrier.cluster.arrive" * 1, since sm_90: |a, _b, _c| { unsafe { barrier_cluster_arrive(); barrier_cluster_wait() }; a };
             warpkit_instr_barrier_cluster_wait => "barrier.cluster.wait" * 1, since sm_90: |a, _b, _c| { unsafe { barrier_cluster_arrive(); barrier_cluster_wait() }; a };
+            warpkit_instr_barrier_cluster_arrive_relaxed => "barrier.cluster.arrive.relaxed" * 1, since sm_90: |a, _b, _c| { unsafe { barrier_cluster_arrive_relaxed(); barrier_cluster_wait() }; a };
             warpkit_instr_cluster_ctarank => "%cluster_ctarank" * 1, since sm_90: |_a, _b, _c| cluster_ctarank();
             warpkit_instr_cluster_nctarank => "%cluster_nctarank" * 1, since sm_90: |_a, _b, _c| cluster_nctarank();
             warpkit_instr_mapa_shared_cluster_u64 => "mapa.shared::cluster.u64" * 1, since sm_90: |a, b, _c| mapa_shared_cluster_u64((a as u64) << 32 | b as u64, a & 15) as u32;
@@ -300,7 +301,7 @@ mod families {
         }
     }
     // SAFETY (the `unsafe` blocks below): each thread initialises its own 8-byte word of shared
-    // memory as an mbarrier expecting one arrival, and only it touches that word.
+    // memory as an mbarrier once, and only it touches that word, through mbarrier operations.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
     shims! {
         /// mbarrier init and arrive (PTX 7.0: sm_80+; absent below).
@@ -320,7 +321,8 @@ mod families {
     // SAFETY (the `unsafe` blocks below): as above; the `st.async` shims send to the thread's own
     // block (rank `cluster_ctarank()`) and complete on the thread's own mbarrier. These kernels
     // are assembled and inspected, never launched: a shim cannot loop (the check refuses
-    // branches), so the `st.async` ones could exit before their store completes.
+    // branches), so the `st.async` ones could exit before their store completes, and launched
+    // without a cluster of two or more blocks their `st.async` would be undefined.
     #[cfg(any(
         not(target_arch = "nvptx64"),
         all(target_feature = "sm_90", target_feature = "ptx81")
