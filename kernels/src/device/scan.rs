@@ -476,17 +476,21 @@ unsafe fn scan_tile<
         let tile = thread::block_idx_x();
         let cluster = CLUSTER;
         // The cluster barrier's one phase: this block has started and its mbarrier is
-        // initialised (`cluster_tile_prefix`).
-        #[cfg(any(
-            not(target_arch = "nvptx64"),
-            all(target_feature = "sm_90", target_feature = "ptx81")
-        ))]
-        if cluster {
-            if tid == 0 && tile > 0 {
-                expect_cluster_totals::<A, ROWS>(tile, &raw mut (*shared).cluster_totals);
+        // initialised (`cluster_tile_prefix`). Run once, while the thread's first loads are
+        // in flight: the fence then delays no load.
+        let cluster_totals = &raw mut (*shared).cluster_totals;
+        let arrive_in_cluster = move || {
+            #[cfg(any(
+                not(target_arch = "nvptx64"),
+                all(target_feature = "sm_90", target_feature = "ptx81")
+            ))]
+            if cluster {
+                if tid == 0 && tile > 0 {
+                    expect_cluster_totals::<A, ROWS>(tile, cluster_totals);
+                }
+                barrier_cluster_arrive_relaxed();
             }
-            barrier_cluster_arrive_relaxed();
-        }
+        };
         // This run's stripes per thread (the host's `layout::scan_stripes`), at most `STRIPES`:
         // for items that vectorize, `STRIPES` or a power of two below it, as the host gives.
         // Saying so lets the compiler shift instead of multiply: without it, 4-byte scans
@@ -496,6 +500,13 @@ unsafe fn scan_tile<
             requested if const { !STRIPES.is_power_of_two() } && requested == STRIPES => STRIPES,
             requested if vectors => 1 << requested.ilog2(),
             requested => requested,
+        };
+        // A cluster launch's tiles have at most `SCAN_CLUSTER_STRIPES` stripes (the host's
+        // `layout::scan_stripes`); saying so keeps the cluster copy of the tile code small.
+        let stripes = if cluster {
+            stripes.min(crate::abi::layout::SCAN_CLUSTER_STRIPES as usize)
+        } else {
+            stripes
         };
         let warp_items = 32 * stripes * VEC;
         let tile_items = SCAN_THREADS as usize / 32 * warp_items;
@@ -555,8 +566,10 @@ unsafe fn scan_tile<
                 |s| s < stripes,
                 |s| lane_input.add(s * 32 * VEC),
                 |s| shared_slot(striped(s)),
+                arrive_in_cluster,
             );
         } else {
+            arrive_in_cluster();
             // The vectors wholly below `len`, then the rest item by item, the warp's lanes
             // side by side (a partial tile, unaligned pointers, or items that do not
             // vectorize). Slots past the end hold the identity (stored as an item and loaded
@@ -568,6 +581,7 @@ unsafe fn scan_tile<
                     in_vectors,
                     |s| lane_input.wrapping_add(s * 32 * VEC),
                     |s| shared_slot(striped(s)),
+                    || {},
                 );
             }
             let past_end = store(op.identity());
@@ -655,13 +669,8 @@ unsafe fn scan_tile<
                 all(target_feature = "sm_90", target_feature = "ptx81")
             ))]
             {
-                let before_tile = cluster_tile_prefix(
-                    tile,
-                    thread::grid_dim_x(),
-                    tile_total,
-                    &raw mut (*shared).cluster_totals,
-                    op,
-                );
+                let before_tile =
+                    cluster_tile_prefix(tile, thread::grid_dim_x(), tile_total, cluster_totals, op);
                 if tile > 0 {
                     run = op.combine(before_tile, run);
                 }
@@ -910,7 +919,8 @@ fn stage_in_batches<T: Copy, const BATCH: usize>(
 /// Copies one 16-byte vector for each stripe `s` with `staged(s)`, from `src(s)` to the shared
 /// address `dst(s)`: with `cp.async` where the target has it (no registers; the loads of every
 /// stripe in flight at once), else through registers, every load issued before the first
-/// store. Returns once the thread may read its slots.
+/// store; `issued` runs once the loads are issued, before they are waited for. Returns once
+/// the thread may read its slots.
 ///
 /// # Safety
 /// For each `s` with `staged(s)`: `src(s)` is a 16-byte-aligned global pointer to 16 readable
@@ -921,6 +931,7 @@ unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
     staged: impl Fn(usize) -> bool,
     src: impl Fn(usize) -> *const T,
     dst: impl Fn(usize) -> u64,
+    issued: impl FnOnce(),
 ) {
     // SAFETY: the caller's conditions.
     unsafe {
@@ -934,6 +945,7 @@ unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
                     cp_async_cg_shared_global_16(dst(s), cvta_to_global_u64(src(s) as u64));
                 }
             });
+            issued();
             cp_async_wait_all();
         }
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
@@ -944,6 +956,7 @@ unsafe fn stage_vectors<T: Pod, const STRIPES: usize, const VEC: usize>(
                     vectors[s] = *(src(s) as *const Vector<T, VEC>);
                 }
             });
+            issued();
             unrolled::<STRIPES>(|s| {
                 if staged(s) {
                     write_vector(dst(s), vectors[s].0);
