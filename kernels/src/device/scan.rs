@@ -478,6 +478,10 @@ unsafe fn scan_tile<
         // The cluster barrier's one phase: this block has started and its mbarrier is
         // initialised (`cluster_tile_prefix`). Run once, while the thread's first loads are
         // in flight: the fence then delays no load.
+        #[cfg(any(
+            not(target_arch = "nvptx64"),
+            all(target_feature = "sm_90", target_feature = "ptx81")
+        ))]
         let cluster_totals = &raw mut (*shared).cluster_totals;
         let arrive_in_cluster = move || {
             #[cfg(any(
