@@ -66,10 +66,10 @@ pub fn open_device(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
 
 /// Whether the library's kernels of `target` are launched as programmatic dependents: their
 /// PTX waits for the kernels before them (sm_90 and newer, and so a device that runs it), and
-/// the driver captures such launches into graphs.
-fn dependent_launch(target: &str) -> Result<bool, Error> {
-    Ok(Target::parse(target).is_some_and(|t| t.compute >= 90)
-        && crate::module::driver_has_dependent_launch()?)
+/// the driver (of version `driver`) captures such launches into graphs.
+fn dependent_launch(target: &str, driver: u32) -> bool {
+    Target::parse(target).is_some_and(|t| t.compute >= 90)
+        && crate::module::launches_dependents(driver)
 }
 
 impl Warpkit {
@@ -107,22 +107,20 @@ impl Warpkit {
         let (major, minor) = ctx.compute_capability().during("device attribute")?;
         let compute = (major as u32, minor as u32);
         let available = || ptx::targets().join(", ");
+        let driver = crate::module::driver_version()?;
         let (target, text) = match target {
             Some(name) => {
                 let found = ptx::KERNELS_PTX.iter().find(|(t, _)| *t == name);
                 *found.ok_or_else(|| Error::UnknownTarget(name.into(), available()))?
             }
-            None => {
-                let driver = crate::module::driver_version()?;
-                ptx::best_for(compute.0, compute.1, driver).ok_or_else(|| {
-                    Error::NoPtxForDevice {
-                        major: compute.0,
-                        minor: compute.1,
-                        driver,
-                        available: available(),
-                    }
-                })?
-            }
+            None => ptx::best_for(compute.0, compute.1, driver).ok_or_else(|| {
+                Error::NoPtxForDevice {
+                    major: compute.0,
+                    minor: compute.1,
+                    driver,
+                    available: available(),
+                }
+            })?,
         };
         // The cubin of the exact device, when the build embedded one (no JIT at load).
         let cubin = ptx::cubin_for(target).filter(|_| {
@@ -133,7 +131,7 @@ impl Warpkit {
             Some(cubin) => Module::load(ctx, Image::Cubin(cubin))?,
             None => Module::load(ctx, Image::Ptx(text))?,
         };
-        let dependent_launch = dependent_launch(target)?;
+        let dependent_launch = dependent_launch(target, driver);
         let table = Table::load(&module, target, dependent_launch)?;
         let multiprocessors = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)

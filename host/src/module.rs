@@ -349,10 +349,15 @@ pub(crate) fn driver_version() -> Result<u32, Error> {
     Ok(version.max(0) as u32)
 }
 
-/// Whether the driver launches programmatic dependents and captures them into graphs (CUDA
-/// 12.3 or later; `cuLaunchKernelEx` itself is 11.8).
+/// Whether a driver of version `driver` ([`driver_version`]) launches programmatic dependents
+/// and captures them into graphs (CUDA 12.3 or later; `cuLaunchKernelEx` itself is 11.8).
+pub(crate) fn launches_dependents(driver: u32) -> bool {
+    driver >= 12030
+}
+
+/// [`launches_dependents`] for this process's driver.
 pub(crate) fn driver_has_dependent_launch() -> Result<bool, Error> {
-    Ok(driver_version()? >= 12030)
+    Ok(launches_dependents(driver_version()?))
 }
 
 /// Enqueues `func` on `stream` with `args`: `cuLaunchKernel`, or, to launch it as
