@@ -214,11 +214,12 @@ fn f64_sums_have_the_same_bits_at_every_offset_and_from_every_module() {
 }
 
 /// Inputs of at most 16 scan tiles, which sm_90 and newer scan as one thread block cluster
-/// and older targets through the look-back: the same bits from both (16 tiles of 4096 `f32`,
-/// 16 of 2048 `f64`).
+/// and older targets through the look-back: the same bits from both (16 tiles of 4096 `f32`
+/// and of 8192, which the wide cluster copy runs; 16 of 2048 `f64`).
 #[test]
 fn small_sums_have_the_same_bits_with_and_without_clusters() {
     same_bits_everywhere::<f32>("f32", (1 << 16) - 3);
+    same_bits_everywhere::<f32>("f32", (1 << 17) - 7);
     same_bits_everywhere::<f64>("f64", (1 << 15) - 5);
 }
 

@@ -321,22 +321,31 @@ pub mod layout {
     /// tiles of 8: 4.35 → 4.6 µs).
     pub const SCAN_ONE_GROUP_STRIPES: u64 = 4;
 
-    /// Stripes per thread, at most, of the tiles of an input small enough to run as one
-    /// cluster of at most [`SCAN_CLUSTER_TILES`] tiles, which such an input takes (the fewest
-    /// stripes that fit). Measured on an H200, clusters against the look-back over one group
-    /// (A B B A, 15 pairs, `u32`/`f32`/`u64`/`f64` inclusive and exclusive sums,
-    /// `h200-2026-11-27-scan-cluster-ab.csv`): cold, 2^14 items 5.5-6.0 → 5.4-5.7 µs, 4-byte
-    /// 2^15 (16 tiles of 2 stripes instead of 32 of 1) 5.9-6.1 → 5.6-5.7 µs, 1.23-1.30× →
-    /// 1.28-1.35× CUB, 4-byte 2^16 (16 of 4 instead of 32 of 2) 6.0-6.3 → 5.9-6.1 µs, 8-byte
-    /// 2^15 0.1 µs faster. Tiles of 8 stripes lost more than the cluster saves, as only 16
-    /// multiprocessors then move the input (`h200-2026-11-27-scan-cluster-8-stripes-ab.csv`:
-    /// 4-byte 2^17 warm 3.4 → 4.0-4.25 µs, cold 6.4-6.6 → 6.7-7.0 µs; 8-byte 2^16 warm
-    /// 3.4-3.6 → 4.1-4.2 µs).
-    pub const SCAN_CLUSTER_STRIPES: u64 = 4;
+    /// Stripes per thread, at most, of the tiles of an input of `item_bytes` items small enough
+    /// to run as one cluster of at most [`SCAN_CLUSTER_TILES`] tiles, which such an input takes
+    /// (the fewest stripes that fit): 8 for 4-byte items, else 4.
+    ///
+    /// Measured on an H200, clusters against the look-back over one group (A B B A, 15 pairs,
+    /// `u32`/`f32`/`u64`/`f64` inclusive and exclusive sums, `h200-2026-11-27-scan-cluster-ab.csv`):
+    /// cold, 2^14 items 5.5-6.0 → 5.4-5.7 µs, 4-byte 2^15 (16 tiles of 2 stripes instead of 32
+    /// of 1) 5.9-6.1 → 5.6-5.7 µs, 1.23-1.30× → 1.28-1.35× CUB, 4-byte 2^16 (16 of 4 instead of
+    /// 32 of 2) 6.0-6.3 → 5.9-6.1 µs, 8-byte 2^15 0.1 µs faster. Tiles of 8 stripes, where only
+    /// 16 multiprocessors move the input, first lost more than the cluster saved
+    /// (`h200-2026-11-27-scan-cluster-8-stripes-ab.csv`: 4-byte 2^17 cold 6.4-6.6 → 6.7-7.0
+    /// µs). Once the cluster's totals went by `st.async`, the 4-byte scans at 2^17 in 16 tiles
+    /// of 8 gained, cold 6.46-6.75 → 6.05-6.24 µs (1.19-1.30× → 1.25-1.38× CUB), warm 3.4-3.8
+    /// → 3.3-3.7 µs, in a cluster copy of the tile code of their own
+    /// (`h200-2026-11-27-scan-cluster-wide-ab.csv`; with one copy for both widths the 4-byte
+    /// scans of 16 tiles of 4 ran 0.15 µs slower, `…-cluster-8-stripes-st-async-ab.csv`);
+    /// 8-byte scans at 2^16 in 16 tiles of 8 ran as fast as the look-back over 32 tiles of 4
+    /// (6.34-6.46 µs cold), so they keep the look-back.
+    pub const fn scan_cluster_stripes(item_bytes: usize) -> u64 {
+        if item_bytes == 4 { 8 } else { 4 }
+    }
 
     /// Stripes per thread in the device scan's tiles over `len` items of `item_bytes`: the
-    /// fewest of 1, 2 and 4 ([`SCAN_CLUSTER_STRIPES`]) that put the input in one cluster of
-    /// tiles ([`SCAN_CLUSTER_TILES`]), if any; else the fewest of 1, 2 and 4
+    /// fewest of 1, 2, 4 and 8, at most [`scan_cluster_stripes`], that put the input in one
+    /// cluster of tiles ([`SCAN_CLUSTER_TILES`]), if any; else the fewest of 1, 2 and 4
     /// ([`SCAN_ONE_GROUP_STRIPES`]) that put it in one look-back group, if any; else the
     /// kernel's [`scan_stripes`](tuning::scan_stripes), while the input
     /// would make fewer than [`SCAN_MIN_TILES`] tiles (down to one) the next power of two
@@ -348,7 +357,7 @@ pub mod layout {
             (tuning::SCAN_THREADS as usize * tuning::vector_items(item_bytes)) as u64;
         let most = tuning::scan_stripes(item_bytes) as u64;
         let mut stripes = 1;
-        while stripes <= SCAN_CLUSTER_STRIPES && stripes <= most {
+        while stripes <= scan_cluster_stripes(item_bytes) && stripes <= most {
             if len.div_ceil(stripe_items * stripes) <= SCAN_CLUSTER_TILES as u64 {
                 return stripes as u32;
             }
@@ -472,16 +481,17 @@ mod tests {
         assert_eq!(layout::scan_tile_items((min - 1) * 4096, 8), 2048); // 8 → 4 stripes
         assert_eq!(layout::scan_tile_items(1 << 20, 8), 4096); // 256 tiles
         assert_eq!(layout::scan_stripes((min - 1) * 256 * 13, 12), 6); // 13 → 6
-        // Inputs that fit one cluster of at most 16 tiles of at most 4 stripes take one; those
-        // that fit one look-back group of 32 such tiles, one group.
+        // Inputs that fit one cluster of at most 16 tiles of at most 8 stripes (4-byte items)
+        // or 4 (others) take one; those that fit one look-back group of 32 tiles of at most 4
+        // stripes, one group.
         let group = layout::SCAN_GROUP as u64;
         let cluster = layout::SCAN_CLUSTER_TILES as u64;
         assert_eq!(layout::scan_tile_items(1, 4), 1024);
         assert_eq!(layout::scan_tile_items(cluster * 1024, 4), 1024);
         assert_eq!(layout::scan_tile_items(cluster * 1024 + 1, 4), 2048); // 9 tiles of 2
         assert_eq!(layout::scan_tile_items(1 << 16, 4), 4096); // 16 tiles of 4
-        assert_eq!(layout::scan_tile_items((1 << 16) + 1, 4), 4096); // one group: 17 of 4
-        assert_eq!(layout::scan_tile_items(1 << 17, 4), 4096); // one group: 32 of 4
+        assert_eq!(layout::scan_tile_items((1 << 16) + 1, 4), 8192); // 9 tiles of 8
+        assert_eq!(layout::scan_tile_items(1 << 17, 4), 8192); // 16 tiles of 8
         assert_eq!(layout::scan_tile_items(group * 4096 + 1, 4), 1024); // 129 tiles of 1
         assert_eq!(layout::scan_tile_items(1 << 15, 8), 2048); // 16 tiles of 4 stripes
         assert_eq!(layout::scan_tile_items(1 << 16, 8), 2048); // one group: 32 of 4

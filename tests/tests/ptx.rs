@@ -3,6 +3,7 @@
 //! and no spills, and every wrapper's shim kernel contains the one instruction it promises,
 //! with no call and no branch (stdarch's `assert_instr`, on PTX): one test per family.
 
+use warpkit::abi::layout;
 use warpkit_builder::{
     Target,
     ptxas::{FunctionUsage, parse_verbose},
@@ -434,11 +435,12 @@ fn device_reduces_take_redux_for_every_warp_but_the_float_sums() {
     );
 }
 
-/// From sm_90 every device scan kernel has the cluster copy of its tile (`scan_pass::CLUSTER`):
+/// From sm_90 every device scan kernel has the cluster copies of its tile (`scan_pass::CLUSTER`;
+/// one for tiles of up to 4 stripes, and one for 8 where its items' clusters have such tiles):
 /// its mbarrier initialised and fenced before its relaxed arrival at the cluster barrier's one
-/// phase (once per staging path), its sends into later tiles' shared memory (`mapa`, `st.async` completing on their
-/// mbarriers), the wait on its own mbarrier at cluster scope, and no plain
-/// `st.shared::cluster`; below sm_90 none of it.
+/// phase (once per staging path), its sends into later tiles' shared memory (`mapa`,
+/// `st.async` completing on their mbarriers), the wait on its own mbarrier at cluster scope,
+/// and no plain `st.shared::cluster`; below sm_90 none of it.
 #[test]
 fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
     let mut checked = 0;
@@ -447,11 +449,22 @@ fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
         for name in entries_named(ptx, "warpkit_scan_") {
             let body = kernel_body(ptx, name);
             let count = |instr: &str| count_instruction(body, instr);
-            let expected = |n: usize| if clusters { n } else { 0 };
+            let item_bytes = match name.rsplit('_').next().unwrap() {
+                "f16" | "bf16" => 2,
+                "u32" | "i32" | "f32" => 4,
+                "u64" | "i64" | "f64" => 8,
+                other => panic!("{name}: item type {other}"),
+            };
+            let copies = if layout::scan_cluster_stripes(item_bytes) > 4 {
+                2
+            } else {
+                1
+            };
+            let expected = |n: usize| if clusters { n * copies } else { 0 };
             // The setup (init, expect_tx, fence, arrival) is inlined once per staging path of
-            // the tile, each in that order; the waits once.
+            // each cluster copy of the tile, each in that order; the waits once per copy.
             let setup = count("barrier.cluster.arrive.relaxed");
-            assert_eq!(setup > 0, clusters, "{arch} {name}: the cluster arrival");
+            assert_eq!(setup, expected(2), "{arch} {name}: the cluster arrivals");
             for instr in [
                 "mbarrier.init.shared.b64",
                 "mbarrier.arrive.expect_tx.shared.b64",

@@ -49,16 +49,17 @@
 //! tile waits for a group before its own.
 //!
 //! **One cluster instead of the look-back** ([`scan_pass::CLUSTER`]): an input of at most
-//! [`SCAN_CLUSTER_TILES`](crate::abi::layout::SCAN_CLUSTER_TILES) tiles of at most 4 stripes
-//! ([`layout::SCAN_CLUSTER_STRIPES`](crate::abi::layout::SCAN_CLUSTER_STRIPES)) is launched as
+//! [`SCAN_CLUSTER_TILES`](crate::abi::layout::SCAN_CLUSTER_TILES) tiles of at most 8 stripes
+//! for 4-byte items, 4 for others
+//! ([`layout::scan_cluster_stripes`](crate::abi::layout::scan_cluster_stripes)) is launched as
 //! one thread block cluster (compiled for sm_90 or newer with PTX 8.1). Each tile sends its
 //! total into the shared memory of every later tile of the cluster with `st.async`, which
 //! completes on an `mbarrier` of the receiving tile; each tile waits on its own mbarrier for
 //! the totals before it alone and scans them with the look-back's own warp scan
 //! (`cluster_tile_prefix`): the same bits, with no round trip through L2, no epoch, and one
 //! cluster barrier phase (every block has started and initialised its mbarrier). The kernel
-//! has both copies of its tile code, the cluster's and the look-back's, so neither carries
-//! the other's registers.
+//! has separate copies of its tile code for the look-back and for clusters of narrow (up to
+//! 4 stripes) and wide tiles, so none carries another's registers or branches.
 //!
 //! **Two passes instead of one** ([`params::Scan::pass`]): the same kernel can instead write
 //! each tile's total (a read-only pass, [`scan_pass::TILE_TOTALS`]) and, once the caller has
@@ -419,22 +420,47 @@ pub unsafe fn scan<
     store: impl Fn(A) -> T,
     shared: *mut ScanShared<T, A, STRIPES, VEC, SAVED, ROWS>,
 ) {
-    // Two copies of the tile's code, each without the other's branches: with one flag for
-    // both, `ptxas` 12.9 spilled 8 bytes in the 8-byte scans under their 40 registers.
-    // SAFETY: forwarded; `cluster_launch` is the condition of the cluster copy.
+    // Copies of the tile's code, each without the others' branches: the look-back's (with one
+    // flag for it and the cluster's, `ptxas` 12.9 spilled 8 bytes in the 8-byte scans under
+    // their 40 registers), and the cluster's for tiles of at most 4 stripes and of 8 (with one
+    // copy for both, the 4-byte scans of 16 tiles of 4 stripes ran 0.15 µs slower).
+    // SAFETY: forwarded; `cluster_launch` is the condition of the cluster copies, and a
+    // cluster launch's tiles have 8 stripes where they have more than 4 (`layout::scan_stripes`).
     unsafe {
         if cluster_launch::<ROWS>(p.pass) {
-            scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, true>(p, op, &load, &store, shared)
+            let wide = const {
+                crate::abi::layout::scan_cluster_stripes(size_of::<T>()) as usize
+                    == CLUSTER_WIDE_STRIPES
+            };
+            if wide && p.stripes as usize > CLUSTER_NARROW_STRIPES {
+                scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, CLUSTER_WIDE_STRIPES>(
+                    p, op, &load, &store, shared,
+                )
+            } else {
+                scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, CLUSTER_NARROW_STRIPES>(
+                    p, op, &load, &store, shared,
+                )
+            }
         } else {
-            scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, false>(p, op, &load, &store, shared)
+            scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, 0>(p, op, &load, &store, shared)
         }
     }
 }
 
-/// [`scan`] as one cluster of tiles (`CLUSTER`, where [`cluster_launch`] holds) or otherwise.
+/// Stripes per thread, at most, of the tiles that the narrow cluster copy of the tile code
+/// runs.
+const CLUSTER_NARROW_STRIPES: usize = 4;
+/// Stripes per thread, at most, of the tiles that the wide cluster copy runs: for items whose
+/// clusters have tiles of up to that many
+/// ([`layout::scan_cluster_stripes`](crate::abi::layout::scan_cluster_stripes)).
+const CLUSTER_WIDE_STRIPES: usize = 8;
+
+/// [`scan`] as one cluster of tiles of at most `CLUSTER` stripes (`CLUSTER > 0`, where
+/// [`cluster_launch`] holds) or otherwise (`CLUSTER == 0`).
 ///
 /// # Safety
-/// As [`scan`]; `CLUSTER` only where [`cluster_launch`] holds.
+/// As [`scan`]; `CLUSTER > 0` only where [`cluster_launch`] holds, and the wide copy
+/// (`CLUSTER == CLUSTER_WIDE_STRIPES`) only for tiles of that many stripes.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // index loops unroll into registers
 unsafe fn scan_tile<
@@ -445,7 +471,7 @@ unsafe fn scan_tile<
     const VEC: usize,
     const SAVED: usize,
     const ROWS: usize,
-    const CLUSTER: bool,
+    const CLUSTER: usize,
 >(
     p: params::Scan,
     op: Op,
@@ -474,7 +500,7 @@ unsafe fn scan_tile<
     // warp touches only its own part of the staged tile, between `bar.warp.sync`s.
     unsafe {
         let tile = thread::block_idx_x();
-        let cluster = CLUSTER;
+        let cluster = CLUSTER > 0;
         // The cluster barrier's one phase: this block has started and its mbarrier is
         // initialised (`cluster_tile_prefix`). Run once, while the thread's first loads are
         // in flight: the fence then delays no load.
@@ -505,10 +531,10 @@ unsafe fn scan_tile<
             requested if vectors => 1 << requested.ilog2(),
             requested => requested,
         };
-        // A cluster launch's tiles have at most `SCAN_CLUSTER_STRIPES` stripes (the host's
-        // `layout::scan_stripes`); saying so keeps the cluster copy of the tile code small.
+        // A cluster copy's tiles have at most `CLUSTER` stripes (the host's
+        // `layout::scan_stripes`); saying so keeps each cluster copy of the tile code small.
         let stripes = if cluster {
-            stripes.min(crate::abi::layout::SCAN_CLUSTER_STRIPES as usize)
+            stripes.min(CLUSTER)
         } else {
             stripes
         };
