@@ -38,7 +38,7 @@ mod toolchain;
 
 pub use cubin::{find_libdevice, find_ptxas};
 pub use link::run_as_linker_if_requested;
-pub use target::Target;
+pub use target::{Target, driver_for_ptx};
 pub use toolchain::{PINNED_TOOLCHAIN, Toolchain};
 
 use std::path::{Path, PathBuf};
@@ -114,7 +114,7 @@ impl PtxBuilder {
         }
     }
 
-    /// libdevice (`libdevice.10.bc`) to link for [`warpkit::math`]-style `__nv_*` calls
+    /// libdevice (`libdevice.10.bc`) to link for `warpkit::math`-style `__nv_*` calls
     /// (default: found by [`find_libdevice`]).
     pub fn libdevice(mut self, path: impl Into<PathBuf>) -> Self {
         self.libdevice = Some(path.into());

@@ -16,9 +16,13 @@
 //! [`launch_dependent`] launches a kernel as a programmatic dependent of the one before it on
 //! the stream, and [`launch_cluster`] in thread block clusters (sm_90+), whose blocks share
 //! their shared memory (`warpkit::kernel::cluster`).
+//!
+//! Which of a kernel crate's embedded modules to load: the newest one that runs on the device
+//! and whose PTX its driver compiles, `warpkit_builder::Target::best_for_driver(&MODULES,
+//! major, minor, driver_version()?)`.
 
 use crate::error::{During as _, Error};
-pub use crate::module::{Image, Module};
+pub use crate::module::{Image, Module, driver_version};
 use crate::module::{
     Launch, allow_non_portable_clusters, device_launches_clusters, driver_has_dependent_launch,
     enqueue, max_potential_cluster_blocks,

@@ -20,7 +20,7 @@
 //! Element types: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`, `half::f16`, `half::bf16` (these
 //! two accumulate in `f32`). Results are deterministic: the same input on the same device
 //! gives the same bits, floats included. Bad arguments are refused with an [`Error`] before
-//! anything is enqueued. NaN rules: [`reference`].
+//! anything is enqueued. NaN rules: [`reference`](mod@reference).
 //!
 //! ```no_run
 //! use warpkit::ops::{ArgMin, Sum};

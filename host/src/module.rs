@@ -339,8 +339,9 @@ fn launch_config(
     }
 }
 
-/// The driver's version, as `cuDriverGetVersion` gives it (12010 for CUDA 12.1).
-pub(crate) fn driver_version() -> Result<u32, Error> {
+/// The driver's version, as `cuDriverGetVersion` gives it (12010 for CUDA 12.1): which PTX
+/// it compiles (`warpkit_builder::Target::best_for_driver`).
+pub fn driver_version() -> Result<u32, Error> {
     let mut version = 0;
     // SAFETY: writes one integer.
     unsafe { sys::cuDriverGetVersion(&mut version) }

@@ -28,37 +28,11 @@ pub fn cubin_for(name: &str) -> Option<&'static [u8]> {
 
 /// The newest embedded target that runs on compute capability `major.minor` and whose PTX a
 /// driver of version `driver` (as `cuDriverGetVersion` gives it: 12010 for CUDA 12.1) can
-/// compile ([`driver_for_ptx`]): an arch-specific target (`sm_100a`) only on its own device,
-/// others on any newer one. On an sm_90 device under a CUDA 12.0 driver that is `sm_80`,
-/// whose PTX (7.0) it compiles, where the `sm_90` PTX (8.1) would not load.
+/// compile ([`Target::best_for_driver`]): an arch-specific target (`sm_100a`) only on its own
+/// device, others on any newer one. On an sm_90 device under a CUDA 12.0 driver that is
+/// `sm_80`, whose PTX (7.0) it compiles, where the `sm_90` PTX (8.1) would not load.
 pub fn best_for(major: u32, minor: u32, driver: u32) -> Option<(&'static str, &'static str)> {
-    let loadable: Vec<_> = KERNELS_PTX
-        .iter()
-        .copied()
-        .filter(|(_, ptx)| driver_for_ptx(ptx).is_some_and(|needed| needed <= driver))
-        .collect();
-    Target::best_for(&loadable, major, minor)
-}
-
-/// The oldest driver that compiles `ptx`, as `cuDriverGetVersion` numbers it, from the PTX
-/// ISA version of its `.version` directive: ISA 7.x came with CUDA 11.x, 8.0-8.5 with CUDA
-/// 12.0-12.5, 8.6, 8.7 and 8.8 with CUDA 12.7, 12.8 and 12.9, 9.x with CUDA 13.x. `None`
-/// without a `.version` directive, or for an ISA version older than 7.0.
-///
-/// PTX ISA: [PTX ISA release history](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#release-notes).
-pub fn driver_for_ptx(ptx: &str) -> Option<u32> {
-    let version = ptx
-        .lines()
-        .find_map(|line| line.trim().strip_prefix(".version "))?;
-    let (major, minor) = version.trim().split_once('.')?;
-    let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
-    match (major, minor) {
-        (7, m) => Some(11000 + 10 * m),
-        (8, m @ 0..=5) => Some(12000 + 10 * m),
-        (8, m) => Some(12010 + 10 * m),
-        (m, n) if m >= 9 => Some(1000 * (m + 4) + 10 * n),
-        _ => None,
-    }
+    Target::best_for_driver(KERNELS_PTX, major, minor, driver)
 }
 
 /// The kernel names a PTX text defines: every `.entry NAME(` (with or without `.visible`).
@@ -104,20 +78,12 @@ mod tests {
     }
 
     #[test]
-    fn driver_versions_follow_the_ptx_isa_release_history() {
-        let needs = |v: &str| driver_for_ptx(&format!("//\n.version {v}\n.target sm_90\n"));
-        assert_eq!(needs("7.0"), Some(11000));
-        assert_eq!(needs("7.8"), Some(11080));
-        assert_eq!(needs("8.0"), Some(12000));
-        assert_eq!(needs("8.1"), Some(12010));
-        assert_eq!(needs("8.5"), Some(12050));
-        assert_eq!(needs("8.6"), Some(12070));
-        assert_eq!(needs("8.8"), Some(12090));
-        assert_eq!(needs("9.0"), Some(13000));
-        assert_eq!(needs("6.5"), None);
-        assert_eq!(driver_for_ptx(".target sm_90\n"), None);
+    fn every_embedded_module_says_which_driver_it_needs() {
         for (target, ptx) in KERNELS_PTX {
-            assert!(driver_for_ptx(ptx).is_some(), "{target} has a .version");
+            assert!(
+                warpkit_builder::driver_for_ptx(ptx).is_some(),
+                "{target} has a .version"
+            );
         }
     }
 

@@ -172,9 +172,19 @@ fn test() -> Result<(), String> {
     // --show-output: the GPU tests say why they skipped on a machine without a GPU.
     cargo(&["test", "--workspace", "--", "--show-output"], &env)?;
     outside_user()?;
-    // The whole device API is documented on the host, and every intra-doc link resolves.
+    // The whole device API is documented on the host, and every intra-doc link resolves, in
+    // the kernels', the host's and the builder's docs.
     cargo_with(
-        &["doc", "-p", "warpkit", "--no-deps"],
+        &[
+            "doc",
+            "-p",
+            "warpkit",
+            "-p",
+            "warpkit-host",
+            "-p",
+            "warpkit-builder",
+            "--no-deps",
+        ],
         &[("RUSTDOCFLAGS", "-D warnings")],
         &env,
     )?;

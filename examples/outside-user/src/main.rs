@@ -27,8 +27,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The kernel crate's own operator: a scan of 2×2 matrix products (order matters).
     let (major, minor) = wk.compute_capability();
-    let (target, ptx) = warpkit_builder::Target::best_for(MY_KERNELS_PTX, major, minor)
-        .ok_or("no PTX of the kernel crate runs on this device")?;
+    let driver = warpkit_host::launch::driver_version()?;
+    let (target, ptx) =
+        warpkit_builder::Target::best_for_driver(MY_KERNELS_PTX, major, minor, driver)
+            .ok_or("no PTX of the kernel crate runs on this device and its driver")?;
     let kernels = CustomKernels::<Mat2, MatMul>::load(&wk, ptx, "mat2")?;
     let mut rng = rand::rng();
     let n = 300_007;

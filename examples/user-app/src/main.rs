@@ -18,7 +18,8 @@ use std::sync::Arc;
 use std::time::Instant;
 use warpkit_builder::Target;
 use warpkit_host::launch::{
-    Image, Kernel, Module, device_ptr, device_ptr_mut, launch, launch_cluster, launch_dependent,
+    Image, Kernel, Module, device_ptr, device_ptr_mut, driver_version, launch, launch_cluster,
+    launch_dependent,
 };
 
 include!(concat!(env!("OUT_DIR"), "/user_kernels_ptx.rs"));
@@ -92,8 +93,12 @@ fn load_best(ctx: &Arc<CudaContext>, quiet: bool) -> Result<Module, Error> {
     Ok(Module::load(ctx, Image::Ptx(ptx))?)
 }
 
+/// The PTX of the newest target that runs on compute capability `major.minor` and that the
+/// driver compiles (an sm_90 device under a CUDA 12.0 driver gets `sm_80`: the `sm_90` PTX is
+/// 8.1).
 fn best_ptx(major: u32, minor: u32) -> Option<(&'static str, &'static str)> {
-    Target::best_for(USER_KERNELS_PTX, major, minor)
+    let driver = driver_version().ok()?;
+    Target::best_for_driver(USER_KERNELS_PTX, major, minor, driver)
 }
 
 /// Module load time of the PTX (JIT-compiled by the driver) and of the cubin, for the
