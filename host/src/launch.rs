@@ -28,6 +28,7 @@ use crate::module::{
     enqueue, max_potential_cluster_blocks,
 };
 use cudarc::driver::{CudaContext, CudaStream, LaunchConfig, result, sys};
+use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use warpkit::kernel::launch::{DevicePtr, DevicePtrMut, KernelArgs, KernelSignature};
@@ -41,6 +42,9 @@ pub struct Kernel<'m, K> {
     dependent_launch: bool,
     /// Why [`launch_cluster`] cannot launch it, or `None` where it can.
     no_clusters: Option<String>,
+    /// [`Kernel::max_cluster_blocks`] by block shape and dynamic shared memory, as the driver
+    /// answered it: asked once per shape, not on every [`launch_cluster`].
+    cluster_capacity: RefCell<Vec<ClusterCapacity>>,
     ctx: Arc<CudaContext>,
     _module: PhantomData<&'m Module>,
     _k: PhantomData<fn(K)>,
@@ -92,6 +96,7 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
             func,
             dependent_launch: major >= 9 && ptx_target >= 90 && driver_has_dependent_launch()?,
             no_clusters,
+            cluster_capacity: RefCell::new(Vec::new()),
             ctx: ctx.clone(),
             _module: PhantomData,
             _k: PhantomData,
@@ -107,20 +112,48 @@ impl<'m, K: KernelSignature> Kernel<'m, K> {
     /// `config`'s block and dynamic shared memory (`cuOccupancyMaxPotentialClusterSize`, with
     /// sizes beyond the portable 8 allowed: 16 on an H100 or H200 for small blocks), or 0
     /// where [`launch_cluster`] cannot launch it (see its errors).
+    /// The driver is asked once per block shape and shared memory size (the answer is kept).
     pub fn max_cluster_blocks(&self, config: LaunchConfig) -> Result<u32, Error> {
         if self.no_clusters.is_some() {
             return Ok(0);
         }
+        let shape = (config.block_dim, config.shared_mem_bytes);
+        let known = self
+            .cluster_capacity
+            .borrow()
+            .iter()
+            .find(|c| c.shape == shape)
+            .map(|c| c.blocks);
+        if let Some(blocks) = known {
+            return Ok(blocks);
+        }
         self.ctx.bind_to_thread().during("bind context")?;
         // SAFETY: a function of the module `self` borrows, which `find` found allowed to
         // launch clusters; its context is bound.
-        unsafe {
+        let blocks = unsafe {
             allow_non_portable_clusters(self.func);
             max_potential_cluster_blocks(self.func, config.block_dim, config.shared_mem_bytes)
         }
-        .during("cluster occupancy query")
+        .during("cluster occupancy query")?;
+        let mut capacity = self.cluster_capacity.borrow_mut();
+        if capacity.len() == CLUSTER_CAPACITY_SHAPES {
+            capacity.remove(0);
+        }
+        capacity.push(ClusterCapacity { shape, blocks });
+        Ok(blocks)
     }
 }
+
+/// One answer of the cluster occupancy query: the most blocks per cluster for blocks of
+/// `shape` (block dimensions, dynamic shared memory bytes).
+#[derive(Clone, Copy, Debug)]
+struct ClusterCapacity {
+    shape: ((u32, u32, u32), u32),
+    blocks: u32,
+}
+
+/// Block shapes whose cluster capacity a [`Kernel`] keeps, at most (the oldest goes first).
+const CLUSTER_CAPACITY_SHAPES: usize = 8;
 
 /// Launches kernel `K` on `stream` with `config` (grid, block, dynamic shared memory bytes)
 /// and exactly the argument list `K::Args` (`cuLaunchKernel`). Asynchronous: errors of the
