@@ -340,8 +340,21 @@ pub mod layout {
     /// 8-byte scans at 2^16 in 16 tiles of 8 ran as fast as the look-back over 32 tiles of 4
     /// (6.34-6.46 µs cold), so they keep the look-back.
     pub const fn scan_cluster_stripes(item_bytes: usize) -> u64 {
-        if item_bytes == 4 { 8 } else { 4 }
+        if item_bytes == 4 {
+            SCAN_CLUSTER_WIDE_STRIPES
+        } else {
+            SCAN_CLUSTER_NARROW_STRIPES
+        }
     }
+
+    /// The stripes of a narrow cluster's tiles, at most ([`scan_cluster_stripes`]): the
+    /// device scan runs these tiles in a cluster copy of its tile code of their own.
+    pub const SCAN_CLUSTER_NARROW_STRIPES: u64 = 4;
+
+    /// The stripes of a wide cluster's tiles, at most ([`scan_cluster_stripes`], 4-byte items):
+    /// the device scan runs tiles of more than [`SCAN_CLUSTER_NARROW_STRIPES`] in a cluster
+    /// copy of its tile code of their own.
+    pub const SCAN_CLUSTER_WIDE_STRIPES: u64 = 8;
 
     /// Stripes per thread in the device scan's tiles over `len` items of `item_bytes`: the
     /// fewest of 1, 2, 4 and 8, at most [`scan_cluster_stripes`], that put the input in one

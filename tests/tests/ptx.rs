@@ -455,11 +455,12 @@ fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
                 "u64" | "i64" | "f64" => 8,
                 other => panic!("{name}: item type {other}"),
             };
-            let copies = if layout::scan_cluster_stripes(item_bytes) > 4 {
-                2
-            } else {
-                1
-            };
+            let copies =
+                if layout::scan_cluster_stripes(item_bytes) > layout::SCAN_CLUSTER_NARROW_STRIPES {
+                    2
+                } else {
+                    1
+                };
             let expected = |n: usize| if clusters { n * copies } else { 0 };
             // The setup (init, expect_tx, fence, arrival) is inlined once per staging path of
             // each cluster copy of the tile, each in that order; the waits once per copy.

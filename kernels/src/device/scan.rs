@@ -447,13 +447,12 @@ pub unsafe fn scan<
     }
 }
 
-/// Stripes per thread, at most, of the tiles that the narrow cluster copy of the tile code
-/// runs.
-const CLUSTER_NARROW_STRIPES: usize = 4;
+/// Stripes per thread, at most, of the tiles that the narrow cluster copy of the tile code runs.
+const CLUSTER_NARROW_STRIPES: usize = crate::abi::layout::SCAN_CLUSTER_NARROW_STRIPES as usize;
 /// Stripes per thread, at most, of the tiles that the wide cluster copy runs: for items whose
 /// clusters have tiles of up to that many
 /// ([`layout::scan_cluster_stripes`](crate::abi::layout::scan_cluster_stripes)).
-const CLUSTER_WIDE_STRIPES: usize = 8;
+const CLUSTER_WIDE_STRIPES: usize = crate::abi::layout::SCAN_CLUSTER_WIDE_STRIPES as usize;
 
 /// [`scan`] as one cluster of tiles of at most `CLUSTER` stripes (`CLUSTER > 0`, where
 /// [`cluster_launch`] holds) or otherwise (`CLUSTER == 0`).
