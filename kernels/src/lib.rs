@@ -100,7 +100,11 @@
 #![no_std]
 // `${concat(..)}` names the scoped atomics (`instr::atomic`).
 #![cfg_attr(not(warpkit_target_below_sm70), feature(macro_metavar_expr_concat))]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
+// `link_llvm_intrinsics`: convergent instructions through LLVM's intrinsics (`activemask`).
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(asm_experimental_arch, stdarch_nvptx, link_llvm_intrinsics)
+)]
 // `extern "ptx-kernel"`: only the library's own entry points (feature `kernels`) use it.
 #![cfg_attr(all(target_arch = "nvptx64", feature = "kernels"), feature(abi_ptx))]
 

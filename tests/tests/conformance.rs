@@ -251,8 +251,8 @@ fn vote_match_redux_and_lanes_match_the_model() {
             }
         }
 
-        // lanes and activemask in a branch that some lanes take.
-        let branch: u32 = rng.random::<u32>() | 1;
+        // lanes and activemask in both arms of a branch that some lanes take.
+        let branch: u32 = (rng.random::<u32>() | 1) & !(1 << 31);
         let mut out = gpu.poisoned::<u32>(32 * 7);
         let kernel = gpu.function(&module, "warpkit_test_lanes");
         let mut launch = gpu.stream.launch_builder(&kernel);
@@ -264,14 +264,11 @@ fn vote_match_redux_and_lanes_match_the_model() {
         for lane in 0..32u32 {
             let got = &out[lane as usize * 7..][..7];
             let [eq, lt, le, gt, ge] = model::lanemasks(lane);
-            let active = if model::in_mask(branch, lane) {
-                branch
-            } else {
-                0
-            };
+            // The then arm's lanes write its active lanes (`branch`), the else arm's the
+            // complement of theirs (`!branch`).
             assert_eq!(
                 got,
-                [lane, eq, lt, le, gt, ge, active],
+                [lane, eq, lt, le, gt, ge, branch],
                 "{target} lanes lane={lane}"
             );
         }

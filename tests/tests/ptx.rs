@@ -304,6 +304,23 @@ fn special_register_and_activemask_wrappers_emit_their_instruction() {
     check_family(shims::SREG);
 }
 
+/// `activemask` in both arms of a branch stays in both (`warpkit_test_lanes`): LLVM merged two
+/// `asm!` copies into one before the branch, which read the lanes that reached the branch.
+#[test]
+fn activemask_stays_in_each_arm_of_a_branch() {
+    let mut checked = 0;
+    for &(arch, ptx) in TEST_KERNELS_PTX {
+        if !ptx.contains(".entry warpkit_test_lanes(") {
+            continue;
+        }
+        let body = kernel_body(ptx, "warpkit_test_lanes");
+        assert_eq!(count_instruction(body, "activemask.b32"), 2, "{arch}:\n{body}");
+        assert_eq!(count_instruction(body, "bar.warp.sync"), 2, "{arch}:\n{body}");
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked} targets");
+}
+
 #[test]
 fn barrier_wrappers_emit_their_instruction() {
     check_family(shims::BARRIER);
@@ -435,6 +452,23 @@ fn device_reduces_take_redux_for_every_warp_but_the_float_sums() {
     );
 }
 
+/// Every library scan kernel (`warpkit::library_kernels!`'s list) with its item size:
+/// `vec![(name, size_of::<T>()), ..]`.
+macro_rules! scan_kernels {
+    (
+        types: [$(($t:ident, $index:ident)),* $(,)?],
+        half_types: [$($h:ident),* $(,)?],
+        ops: $ops:tt,
+        arg_ops: $args:tt $(,)?
+    ) => {
+        [$(scan_kernels!(@type $t, $t, $ops),)* $(scan_kernels!(@type $h, half::$h, $ops),)*]
+            .concat()
+    };
+    (@type $name:ident, $t:ty, [$(($o:ident, $on:ident)),* $(,)?]) => {
+        vec![$((warpkit::kernel_name!(scan, $on, $name), size_of::<$t>())),*]
+    };
+}
+
 /// From sm_90 every device scan kernel has the cluster copies of its tile (`scan_pass::CLUSTER`;
 /// one for tiles of up to 4 stripes, and one for 8 where its items' clusters have such tiles):
 /// its mbarrier initialised and fenced before its relaxed arrival at the cluster barrier's one
@@ -443,18 +477,13 @@ fn device_reduces_take_redux_for_every_warp_but_the_float_sums() {
 /// and no plain `st.shared::cluster`; below sm_90 none of it.
 #[test]
 fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
+    let scan_kernels = warpkit::library_kernels!(scan_kernels);
     let mut checked = 0;
     for &(arch, ptx) in LIBRARY_PTX {
         let clusters = Target::parse(arch).unwrap().compute >= 90;
-        for name in entries_named(ptx, "warpkit_scan_") {
+        for &(name, item_bytes) in &scan_kernels {
             let body = kernel_body(ptx, name);
             let count = |instr: &str| count_instruction(body, instr);
-            let item_bytes = match name.rsplit('_').next().unwrap() {
-                "f16" | "bf16" => 2,
-                "u32" | "i32" | "f32" => 4,
-                "u64" | "i64" | "f64" => 8,
-                other => panic!("{name}: item type {other}"),
-            };
             let copies =
                 if layout::scan_cluster_stripes(item_bytes) > layout::SCAN_CLUSTER_NARROW_STRIPES {
                     2

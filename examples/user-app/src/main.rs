@@ -86,7 +86,7 @@ fn load_best(ctx: &Arc<CudaContext>, quiet: bool) -> Result<Module, Error> {
         }
         return Ok(Module::load(ctx, Image::Cubin(cubin))?);
     }
-    let (t, ptx) = best_ptx(major, minor).ok_or("no PTX for this device")?;
+    let (t, ptx) = best_ptx(major, minor)?;
     if !quiet {
         println!("loading the PTX for {t} (no cubin for compute {major}.{minor})");
     }
@@ -96,9 +96,15 @@ fn load_best(ctx: &Arc<CudaContext>, quiet: bool) -> Result<Module, Error> {
 /// The PTX of the newest target that runs on compute capability `major.minor` and that the
 /// driver compiles (an sm_90 device under a CUDA 12.0 driver gets `sm_80`: the `sm_90` PTX is
 /// 8.1).
-fn best_ptx(major: u32, minor: u32) -> Option<(&'static str, &'static str)> {
-    let driver = driver_version().ok()?;
-    Target::best_for_driver(USER_KERNELS_PTX, major, minor, driver)
+fn best_ptx(major: u32, minor: u32) -> Result<(&'static str, &'static str), Error> {
+    let driver = driver_version()?;
+    Target::best_for_driver(USER_KERNELS_PTX, major, minor, driver).ok_or_else(|| {
+        format!(
+            "no PTX of user-kernels runs on compute {major}.{minor} under driver {driver}: \
+             build it for an older target (`Target` list in build.rs) or update the driver"
+        )
+        .into()
+    })
 }
 
 /// Module load time of the PTX (JIT-compiled by the driver) and of the cubin, for the
@@ -111,19 +117,22 @@ fn measure_load_times(ctx: &Arc<CudaContext>) -> Result<(), Error> {
     } else {
         "JIT cache on: set CUDA_CACHE_DISABLE=1 for cold numbers"
     };
-    if let Some((t, ptx)) = best_ptx(major, minor) {
-        for round in 0..2 {
-            let start = Instant::now();
-            let m = Module::load(ctx, Image::Ptx(ptx))?;
-            let took = start.elapsed();
-            drop(m);
-            println!(
-                "module load, PTX {t} ({} bytes), load {}: {:.2} ms ({cache})",
-                ptx.len(),
-                round + 1,
-                took.as_secs_f64() * 1e3
-            );
+    match best_ptx(major, minor) {
+        Ok((t, ptx)) => {
+            for round in 0..2 {
+                let start = Instant::now();
+                let m = Module::load(ctx, Image::Ptx(ptx))?;
+                let took = start.elapsed();
+                drop(m);
+                println!(
+                    "module load, PTX {t} ({} bytes), load {}: {:.2} ms ({cache})",
+                    ptx.len(),
+                    round + 1,
+                    took.as_secs_f64() * 1e3
+                );
+            }
         }
+        Err(e) => println!("module load of the PTX not measured: {e}"),
     }
     match USER_KERNELS_PTX_CUBIN
         .iter()
@@ -1024,7 +1033,7 @@ fn check_library(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> Result<(),
     }
 
     let (major, minor) = ctx.compute_capability()?;
-    let (_, ptx) = best_ptx(major as u32, minor as u32).ok_or("no PTX for this device")?;
+    let (_, ptx) = best_ptx(major as u32, minor as u32)?;
     let affine = CustomKernels::<Affine, Compose>::load(&wk, ptx, "user_affine")?;
     let argmax = CustomKernels::<KeyValue, MaxKey>::load(&wk, ptx, "user_argmax")?;
     for n in [1usize, 1000, (1 << 20) + 3] {

@@ -49,7 +49,7 @@ fn kernels(
     ctx: &Arc<CudaContext>,
 ) -> Result<Vec<CustomKernels<Affine, Compose>>, Error> {
     let (major, minor) = ctx.compute_capability()?;
-    let (_, ptx) = best_ptx(major as u32, minor as u32).ok_or("no PTX for this device")?;
+    let (_, ptx) = best_ptx(major as u32, minor as u32)?;
     (0..gpus.ranks().len())
         .map(|i| Ok(CustomKernels::load(gpus.warpkit(i), ptx, "user_affine")?))
         .collect()

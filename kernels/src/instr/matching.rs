@@ -13,7 +13,9 @@ macro_rules! match_any {
     ($name:ident, $ty:ty, $reg:ident, $instr:literal) => {
         #[doc = concat!("`", $instr, " d, a, membermask`: the lanes of `membermask` whose `a` equals the caller's.")]
         ///
-        /// The result always contains the caller, so it is a [`LaneMask`].
+        /// The result always contains the caller, so it is a [`LaneMask`] (the caller's bit is
+        /// or-ed in: where lanes of the mask disagree on the mask, the instruction's own result
+        /// is undefined).
         ///
         #[doc = include_str!("convergence.md")]
         ///
@@ -29,8 +31,11 @@ macro_rules! match_any {
                 unsafe {
                     core::arch::asm!(concat!($instr, " {d}, {a}, {m};"), d = out(reg32) d, a = in($reg) a,
                         m = in(reg32) membermask.bits(), options(nomem, nostack, preserves_flags));
-                    // The caller's own value equals itself.
-                    LaneMask::from_bits_unchecked(d)
+                    // The caller's own value equals itself, so a defined `d` has its bit; the
+                    // `or` keeps it there when lanes of the mask disagree on the mask, which
+                    // leaves `d` undefined (a `LaneMask` without the caller would make the next
+                    // `.sync` undefined behaviour).
+                    LaneMask::from_bits_unchecked(d | super::sreg::lanemask_eq())
                 }
             }
         }

@@ -144,8 +144,11 @@ pub unsafe fn warpkit_test_redux(masks: *const u32, values: *const u32, out: *mu
     }
 }
 
-/// Lane registers: per lane laneid, lanemask eq/lt/le/gt/ge, and `activemask` inside a
-/// branch that only lanes whose bit is set in `branch` take (others write 0).
+/// Lane registers: per lane laneid, lanemask eq/lt/le/gt/ge, and `activemask` in both arms of
+/// a branch that only lanes whose bit is set in `branch` take: those write it, the others its
+/// complement, so every lane writes `branch` (where `branch` takes every lane, the else arm's
+/// lanes are none). If the compiler merged the two `activemask`s into one before the branch,
+/// the lanes would write all ones and zeros instead.
 #[warpkit::kernel]
 pub unsafe fn warpkit_test_lanes(branch: u32, out: *mut u32) {
     let slot = global_index();
@@ -163,7 +166,9 @@ pub unsafe fn warpkit_test_lanes(branch: u32, out: *mut u32) {
             bar_warp_sync(m);
             m.bits()
         } else {
-            0
+            let m = activemask_b32();
+            bar_warp_sync(m);
+            !m.bits()
         };
     }
 }
