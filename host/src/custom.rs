@@ -106,6 +106,7 @@ impl Queue {
             return Err(Error::WrongContext { op: "custom" });
         }
         Ok(Custom {
+            captured_before: self.captured,
             queue: self,
             kernels,
         })
@@ -117,6 +118,19 @@ impl Queue {
 pub struct Custom<'q, T, Op> {
     queue: &'q mut Queue,
     kernels: &'q CustomKernels<T, Op>,
+    /// The queue's captured operations when this began.
+    captured_before: u64,
+}
+
+impl<T, Op> Drop for Custom<'_, T, Op> {
+    /// If an operation was captured into a graph, keeps the kernels' module loaded for good:
+    /// the graph may be replayed after the [`CustomKernels`] are dropped (as the queue keeps
+    /// its storage, `Queue::note_capture`).
+    fn drop(&mut self) {
+        if self.queue.captured > self.captured_before {
+            std::mem::forget(self.kernels.module.clone());
+        }
+    }
 }
 
 impl<T: Pod, Op> Custom<'_, T, Op> {

@@ -62,10 +62,16 @@
 //! ## CUDA graphs
 //!
 //! `reduce_into`, `scan`, `rows_*` can be captured: the scan's kernel advances its own epoch,
-//! so every replay is correct. Capture after one call of the same sizes (so the queue's
-//! storage exists), with cudarc's event tracking off during the capture
-//! (`CudaContext::disable_event_tracking`), as for any cudarc capture. Operations that return
-//! a value to the host or copy offsets from it refuse to run while capturing.
+//! so every replay is correct. Capture after one call of the same element type and at least
+//! the same length (so the queue's storage exists: an operation that would allocate storage
+//! during a capture is refused, [`Error::Capturing`]), with cudarc's event tracking off during
+//! the capture (`CudaContext::disable_event_tracking`), as for any cudarc capture. Operations
+//! that return a value to the host or copy offsets from it refuse to run while capturing.
+//!
+//! A graph keeps the addresses of the queue's storage and kernels, and may be replayed after
+//! the queue is gone, so a queue that has been captured never frees its storage (it leaks
+//! what it replaces and what it holds when dropped) and keeps its kernels loaded for the rest
+//! of the process. Your own buffers are yours to keep alive while a graph may replay.
 
 mod context;
 #[cfg(feature = "cust")]

@@ -5,7 +5,7 @@ use crate::context::Warpkit;
 use crate::error::{During as _, Error};
 use crate::module::Kernel;
 use cudarc::driver::{
-    CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, ValidAsZeroBits, result, sys,
+    CudaEvent, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, ValidAsZeroBits, result, sys,
 };
 use std::num::NonZeroU32;
 use std::sync::Arc;
@@ -50,6 +50,8 @@ pub struct Queue {
     reduce: Option<ReduceStorage>,
     scan: Option<ScanStorage>,
     offsets: Option<Buffer<u64>>,
+    /// The host copy of the offsets last uploaded ([`Queue::upload_offsets`]).
+    staged_offsets: Option<StagedOffsets>,
     /// Reduce blocks per multiprocessor of each reduce kernel launched on this queue, asked of
     /// the driver at its first launch (not on every launch: small reduces are host-bound).
     reduce_blocks: Vec<(Kernel, u32)>,
@@ -58,6 +60,8 @@ pub struct Queue {
     scan_clusters: Vec<(Kernel, u32)>,
     /// Blocks of the device reduce's launches, if not the default ([`Queue::set_reduce_grid`]).
     reduce_grid: Option<NonZeroU32>,
+    /// Operations enqueued while the stream was capturing a graph ([`Queue::note_capture`]).
+    pub(crate) captured: u64,
 }
 
 /// A buffer the queue owns, with its address taken once (the queue orders its own uses on
@@ -88,6 +92,29 @@ impl<T: DeviceRepr + ValidAsZeroBits> Buffer<T> {
             ptr,
             len,
         })
+    }
+}
+
+/// Row offsets copied from the caller's slice before they go to the device, so that the
+/// device reads the offsets that were checked: a copy from pinned memory (a pinned slice's
+/// `as_slice`, registered pages) runs after the call returns and would see later writes. The
+/// queue keeps them until `copied` (recorded after the copy) has completed, since the driver
+/// may not stage this buffer either.
+struct StagedOffsets {
+    host: Vec<u64>,
+    copied: CudaEvent,
+}
+
+impl StagedOffsets {
+    /// Waits for the copy from `host`; on failure leaks `host` (the copy may still read it).
+    fn wait(self) -> Result<(Vec<u64>, CudaEvent), Error> {
+        match self.copied.synchronize() {
+            Ok(()) => Ok((self.host, self.copied)),
+            Err(e) => {
+                std::mem::forget(self.host);
+                Err(e).during("wait for the copy of the row offsets")
+            }
+        }
     }
 }
 
@@ -185,9 +212,11 @@ impl Queue {
             reduce: None,
             scan: None,
             offsets: None,
+            staged_offsets: None,
             reduce_blocks: Vec::new(),
             scan_clusters: Vec::new(),
             reduce_grid: None,
+            captured: 0,
         }
     }
 
@@ -246,6 +275,51 @@ impl Queue {
         }
     }
 
+    /// Whether the stream is capturing a graph now; counts the operation in `captured` if so.
+    ///
+    /// A captured launch keeps the addresses of the queue's storage and of its kernels for as
+    /// long as the graph lives, which the queue cannot see (and a graph may be replayed after
+    /// the queue is gone). So once the queue has been captured it never frees its storage:
+    /// storage it replaces, and its storage when it is dropped, are leaked, and so is one
+    /// reference to its [`Warpkit`] (its kernels stay loaded). Storage is never allocated
+    /// during a capture: the operation is refused instead (an allocation captured into the
+    /// graph would not exist until the graph runs).
+    fn note_capture(&mut self) -> Result<bool, Error> {
+        // SAFETY: a valid stream of the bound context.
+        let status = unsafe { result::stream::is_capturing(self.stream.cu_stream()) }
+            .during("query capture status")?;
+        let capturing = status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        if capturing {
+            if self.captured == 0 {
+                std::mem::forget(self.wk.clone());
+            }
+            self.captured += 1;
+        }
+        Ok(capturing)
+    }
+
+    /// Frees `old` storage in stream order, or leaks it if the queue has been captured
+    /// ([`Queue::note_capture`]).
+    fn retire<S>(&self, old: S) {
+        if self.captured > 0 {
+            std::mem::forget(old);
+        }
+    }
+
+    /// Refuses an operation that needs new storage during a capture ([`Queue::note_capture`]).
+    fn no_allocation_in_capture(op: &'static str, capturing: bool) -> Result<(), Error> {
+        if capturing {
+            Err(Error::Capturing {
+                op,
+                reason: "it needs more temporary storage than the queue has: run the same \
+                         operation once with the same element type and at least this length \
+                         before capturing",
+            })
+        } else {
+            Ok(())
+        }
+    }
+
     fn reduce_storage(&mut self, value_bytes: usize) -> Result<&ReduceStorage, Error> {
         let partial_bytes = layout::REDUCE_MAX_TILES as usize * value_bytes;
         let slot_words = layout::reduce_slot_words(value_bytes);
@@ -254,17 +328,25 @@ impl Queue {
                 && s.slots.len >= slot_words
                 && s.result.len >= value_bytes
         });
+        let capturing = self.note_capture()?;
         if !fits {
+            Self::no_allocation_in_capture("reduce", capturing)?;
             // Sized for values of at least 16 bytes: once a queue has reduced, a library
-            // type's reduce never replaces its storage (a graph captured after that first
-            // call keeps pointing at live storage).
+            // type's reduce never replaces its storage.
             let bytes = value_bytes.max(16);
             let slot_capacity = layout::reduce_slot_words(bytes);
             let (counter, slots) = match self.reduce.take() {
                 // The counter and the slots are zero between launches, in stream order: keep
                 // them where they are large enough.
-                Some(old) if old.slots.len >= slot_words => (old.counter, old.slots),
-                Some(old) => (old.counter, Buffer::new(&self.stream, slot_capacity, true)?),
+                Some(old) if old.slots.len >= slot_words => {
+                    self.retire((old.partials, old.result));
+                    (old.counter, old.slots)
+                }
+                Some(old) => {
+                    let slots = Buffer::new(&self.stream, slot_capacity, true)?;
+                    self.retire((old.partials, old.result, old.slots));
+                    (old.counter, slots)
+                }
                 None => (
                     Buffer::new(&self.stream, 1, true)?,
                     Buffer::new(&self.stream, slot_capacity, true)?,
@@ -480,7 +562,9 @@ impl Queue {
             .scan
             .as_ref()
             .is_some_and(|s| s.capacity >= tiles && s.status.len >= words(s.capacity));
+        let capturing = self.note_capture()?;
         if !fits {
+            Self::no_allocation_in_capture("scan", capturing)?;
             let old = self.scan.take();
             let capacity = tiles
                 .next_power_of_two()
@@ -488,7 +572,7 @@ impl Queue {
                 .max(old.as_ref().map_or(0, |s| s.capacity));
             // Room for the largest item size seen so far, too.
             let status_words = words(capacity).max(old.as_ref().map_or(0, |s| s.status.len));
-            drop(old);
+            self.retire(old);
             let control_words = std::mem::size_of::<layout::ScanControl>() / 4;
             self.scan = Some(ScanStorage {
                 status: Buffer::new(&self.stream, status_words, true)?,
@@ -510,13 +594,32 @@ impl Queue {
             "it copies the row offsets from host memory, which a graph replay would read again after it is gone",
         )?;
         if self.offsets.as_ref().is_none_or(|b| b.len < offsets.len()) {
-            self.offsets = None;
+            let old = self.offsets.take();
+            self.retire(old);
             self.offsets = Some(Buffer::new(&self.stream, offsets.len(), false)?);
         }
         let buffer = self.offsets.as_ref().expect("just allocated");
-        // SAFETY: room for `offsets`; a copy from pageable memory is staged before it returns.
-        unsafe { result::memcpy_htod_async(buffer.ptr, offsets, self.stream.cu_stream()) }
+        let (mut host, copied) = match self.staged_offsets.take() {
+            Some(last) => last.wait()?,
+            None => (
+                Vec::new(),
+                self.stream
+                    .context()
+                    .new_event(None)
+                    .during("create an event")?,
+            ),
+        };
+        host.clear();
+        host.extend_from_slice(offsets);
+        // SAFETY: room for `offsets`; `host` stays in the queue until `copied` has completed.
+        unsafe { result::memcpy_htod_async(buffer.ptr, &host[..], self.stream.cu_stream()) }
             .during("copy offsets")?;
+        let staged = StagedOffsets { host, copied };
+        if let Err(e) = staged.copied.record(&self.stream) {
+            std::mem::forget(staged.host);
+            return Err(e).during("record the copy of the row offsets");
+        }
+        self.staged_offsets = Some(staged);
         Ok(buffer.ptr)
     }
 
@@ -535,6 +638,7 @@ impl Queue {
         if rows == 0 {
             return Ok(());
         }
+        self.note_capture()?;
         let warps_per_block = (ROWS_THREADS / 32) as usize;
         let max_blocks = self.wk.multiprocessors() as usize * 64;
         let grid = rows.div_ceil(warps_per_block).min(max_blocks) as u32;
@@ -558,6 +662,20 @@ impl Queue {
                 false,
                 "rows launch",
             )
+        }
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        // The last copy of offsets may still read its host buffer (`wait` leaks it if the
+        // wait fails). The device storage needs nothing: it is freed in stream order.
+        if let Some(staged) = self.staged_offsets.take() {
+            let _ = staged.wait();
+        }
+        // A graph may still replay captured work on this storage ([`Queue::note_capture`]).
+        if self.captured > 0 {
+            std::mem::forget((self.reduce.take(), self.scan.take(), self.offsets.take()));
         }
     }
 }

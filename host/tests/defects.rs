@@ -106,7 +106,21 @@ fn capture_and_replay(wk: &Warpkit, n: usize) {
         .expect("a graph");
     unsafe { ctx.enable_event_tracking() };
     let mut rng = rng();
+    // The queue's scan storage grows after the capture, then the queue goes: the graph keeps
+    // the storage it captured, which the queue leaks rather than frees. A fresh queue's work
+    // on the same stream between replays takes what a freed storage would have left.
+    let big_len = (8 * n).max(1 << 24);
+    let big_data: Vec<u32> = (0..big_len).map(|_| rng.random()).collect();
+    let big = stream.clone_htod(&big_data).unwrap();
+    let mut big_out = stream.alloc_zeros::<u32>(big_len).unwrap();
+    q.scan(&big, &mut big_out, Sum, ScanKind::Inclusive)
+        .unwrap();
+    drop(q);
+    let mut fresh = Queue::new(wk, &stream).unwrap();
     for replay in 0..3 {
+        fresh
+            .scan(&big, &mut big_out, Sum, ScanKind::Exclusive)
+            .unwrap();
         let data: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
         stream.memcpy_htod(&data, &mut input).unwrap();
         stream
@@ -124,6 +138,74 @@ fn capture_and_replay(wk: &Warpkit, n: usize) {
             got,
             reference::scan::<u32, Sum>(&data, true),
             "n {n}, replay {replay}: scan"
+        );
+        assert!(
+            stream.clone_dtoh(&big_out).unwrap() == reference::scan::<u32, Sum>(&big_data, true),
+            "n {n}, replay {replay}: the fresh queue's scan"
+        );
+    }
+}
+
+/// A capture could allocate the queue's storage inside the graph (which exists only once
+/// the graph runs) and free the old in it. Now: an operation that needs more storage than the
+/// queue has is refused during a capture, saying what to run first, and nothing is captured;
+/// after that warm-up, the same operations capture and replay.
+#[test]
+fn capture_refuses_operations_that_need_new_storage() {
+    let Some(wk) = device(None) else { return };
+    let stream = wk.new_stream().unwrap();
+    let mut q = Queue::new(&wk, &stream).unwrap();
+    let mut rng = rng();
+    let n = (1 << 22) + 5;
+    let data: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let input = stream.clone_htod(&data).unwrap();
+    let mut scanned = stream.alloc_zeros::<u32>(n).unwrap();
+    let mut total = stream.alloc_zeros::<u32>(1).unwrap();
+    let ctx = wk.context().clone();
+    let capture = |q: &mut Queue, scanned: &mut _, total: &mut _| {
+        // SAFETY: nothing else uses these buffers on other streams during the capture.
+        unsafe { ctx.disable_event_tracking() };
+        stream
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .unwrap();
+        let scan = q.scan(&input, scanned, Sum, ScanKind::Inclusive);
+        let reduce = q.reduce_into(&input, total, Sum);
+        let graph = stream.end_capture(CUgraphInstantiate_flags(0)).unwrap();
+        unsafe { ctx.enable_event_tracking() };
+        (scan, reduce, graph)
+    };
+    let (scan, reduce, graph) = capture(&mut q, &mut scanned, &mut total);
+    for (what, result) in [("scan", scan), ("reduce", reduce)] {
+        match result {
+            Err(e @ Error::Capturing { .. }) => {
+                assert!(e.to_string().contains("before capturing"), "{e}")
+            }
+            other => panic!("{what} during the capture: {other:?}"),
+        }
+    }
+    assert!(graph.is_none(), "the refused operations captured work");
+    // The warm-up, then the same capture.
+    q.scan(&input, &mut scanned, Sum, ScanKind::Inclusive)
+        .unwrap();
+    q.reduce_into(&input, &mut total, Sum).unwrap();
+    let (scan, reduce, graph) = capture(&mut q, &mut scanned, &mut total);
+    scan.unwrap();
+    reduce.unwrap();
+    let graph = graph.expect("a graph");
+    let want_scan = reference::scan::<u32, Sum>(&data, true);
+    let want_total = reference::reduce::<u32, Sum>(&data);
+    for replay in 0..2 {
+        stream.memset_zeros(&mut scanned).unwrap();
+        stream.memset_zeros(&mut total).unwrap();
+        graph.launch().unwrap();
+        assert!(
+            stream.clone_dtoh(&scanned).unwrap() == want_scan,
+            "replay {replay}: scan"
+        );
+        assert_eq!(
+            stream.clone_dtoh(&total).unwrap()[0],
+            want_total,
+            "replay {replay}"
         );
     }
 }

@@ -314,8 +314,16 @@ fn activemask_stays_in_each_arm_of_a_branch() {
             continue;
         }
         let body = kernel_body(ptx, "warpkit_test_lanes");
-        assert_eq!(count_instruction(body, "activemask.b32"), 2, "{arch}:\n{body}");
-        assert_eq!(count_instruction(body, "bar.warp.sync"), 2, "{arch}:\n{body}");
+        assert_eq!(
+            count_instruction(body, "activemask.b32"),
+            2,
+            "{arch}:\n{body}"
+        );
+        assert_eq!(
+            count_instruction(body, "bar.warp.sync"),
+            2,
+            "{arch}:\n{body}"
+        );
         checked += 1;
     }
     assert!(checked >= 4, "{checked} targets");
