@@ -22,6 +22,51 @@ pub enum Image<'a> {
     Cubin(&'a [u8]),
 }
 
+/// Checks that `image` is a 64-bit little-endian ELF file (what `ptxas` writes) whose header,
+/// program and section header tables, segments and sections all end within it:
+/// `cuModuleLoadData` takes no length, so a truncated image would be read past its end.
+fn elf_within(image: &[u8]) -> Result<(), String> {
+    let field = |at: usize, bytes: usize| -> Result<u64, String> {
+        let b = image
+            .get(at..at + bytes)
+            .ok_or_else(|| format!("{} bytes end inside the header", image.len()))?;
+        Ok(b.iter().rev().fold(0, |v, &x| v << 8 | x as u64))
+    };
+    if !image.starts_with(b"\x7fELF") {
+        return Err("no ELF magic".into());
+    }
+    if field(4, 1)? != 2 || field(5, 1)? != 1 {
+        return Err("not a 64-bit little-endian ELF".into());
+    }
+    let len = image.len() as u64;
+    let within = |what: &str, offset: u64, size: u64| match offset.checked_add(size) {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(format!(
+            "{what} at {offset} + {size} bytes ends past its {len} bytes"
+        )),
+    };
+    within("the ELF header", 0, field(0x34, 2)?)?;
+    let table = |offset: u64, entry: u64, count: u64| -> Result<(), String> {
+        within("a header table", offset, entry * count)
+    };
+    let (phoff, phentsize, phnum) = (field(0x20, 8)?, field(0x36, 2)?, field(0x38, 2)?);
+    let (shoff, shentsize, shnum) = (field(0x28, 8)?, field(0x3a, 2)?, field(0x3c, 2)?);
+    table(phoff, phentsize, phnum)?;
+    table(shoff, shentsize, shnum)?;
+    for i in 0..phnum {
+        let at = (phoff + i * phentsize) as usize;
+        within("a segment", field(at + 8, 8)?, field(at + 0x20, 8)?)?;
+    }
+    const SHT_NOBITS: u64 = 8;
+    for i in 0..shnum {
+        let at = (shoff + i * shentsize) as usize;
+        if field(at + 4, 4)? != SHT_NOBITS {
+            within("a section", field(at + 0x18, 8)?, field(at + 0x20, 8)?)?;
+        }
+    }
+    Ok(())
+}
+
 /// A CUDA module loaded into a context (`cuModuleLoadData`); unloaded on drop, after the
 /// context has finished the work enqueued with its kernels.
 #[derive(Debug)]
@@ -50,12 +95,14 @@ impl Module {
                     .during("load PTX module")?
             }
             Image::Cubin(cubin) => {
-                if !cubin.starts_with(b"\x7fELF") {
-                    return Err(Error::MissingKernel(
-                        "the cubin image is not an ELF file; pass the bytes ptxas wrote".into(),
-                    ));
-                }
-                // SAFETY: an ELF image (self-describing in length), alive for the call.
+                elf_within(cubin).map_err(|reason| {
+                    Error::MissingKernel(format!(
+                        "the cubin image is not a whole ELF file ({reason}); pass all the bytes \
+                         ptxas wrote"
+                    ))
+                })?;
+                // SAFETY: an ELF image whose headers, header tables and sections lie within
+                // the slice (the driver takes no length), alive for the call.
                 unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
                     .during("load cubin module")?
             }
@@ -418,4 +465,35 @@ pub(crate) unsafe fn enqueue(
     );
     // SAFETY: the caller's conditions; `config`, `attributes` and `args` outlive the call.
     unsafe { sys::cuLaunchKernelEx(&config, func, args.as_mut_ptr(), ptr::null_mut()) }.result()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::elf_within;
+
+    /// Every embedded cubin passes whole, and fails cut anywhere short of its end or with its
+    /// section table moved past it.
+    #[test]
+    fn cubins_must_be_whole_elf_files() {
+        let cubins = crate::ptx::KERNELS_PTX_CUBIN;
+        if cubins.is_empty() {
+            eprintln!("skipped: no embedded cubins (built without ptxas)");
+        }
+        for &(target, cubin) in cubins {
+            assert_eq!(elf_within(cubin), Ok(()), "{target}");
+            for cut in [0, 3, 16, 63, 64, cubin.len() / 2, cubin.len() - 1] {
+                assert!(elf_within(&cubin[..cut]).is_err(), "{target} cut at {cut}");
+            }
+            let mut moved = cubin.to_vec();
+            moved[0x28..0x30].copy_from_slice(&(cubin.len() as u64).to_le_bytes());
+            assert!(
+                elf_within(&moved).is_err(),
+                "{target}: section table past the end"
+            );
+        }
+        assert!(elf_within(b"\x7fELF").is_err());
+        assert!(
+            elf_within(b"not an ELF file at all, but long enough to be a header ....").is_err()
+        );
+    }
 }

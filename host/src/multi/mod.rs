@@ -462,8 +462,10 @@ impl MultiGpu {
     }
 
     /// NCCL's own `ncclAllReduce` of `buffers[i]` in place on every GPU (for comparisons:
-    /// warpkit's reduce does not use it, see the [module docs](self)).
-    pub fn nccl_all_reduce<T: DeviceRepr>(
+    /// warpkit's reduce does not use it, see the [module docs](self)). `T` is plain data of
+    /// `ty`'s size: NCCL writes any bit pattern of `ty` into it (a sum of `bool`s as `Uint8`
+    /// would not be a `bool`).
+    pub fn nccl_all_reduce<T: DeviceRepr + bytemuck::Pod>(
         &mut self,
         buffers: &mut [CudaSlice<T>],
         ty: DataType,
