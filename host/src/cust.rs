@@ -14,13 +14,15 @@
 //! let _ctx = cust::quick_init().unwrap();
 //! let stream = cust::stream::Stream::new(cust::stream::StreamFlags::NON_BLOCKING, None).unwrap();
 //! let wk = Warpkit::new(0)?;
-//! let mut queue = CustQueue::new(&wk, &stream);
+//! let mut queue = CustQueue::new(&wk, &stream)?;
 //! let input = cust::memory::DeviceBuffer::from_slice(&[1u32, 2, 3]).unwrap();
 //! assert_eq!(queue.reduce(&input, warpkit::ops::Sum)?, 6);
 //! # Ok::<(), warpkit_host::Error>(())
 //! ```
 
+use crate::error::During as _;
 use crate::{ArgElement, ArgOp, DeviceOp, Element, Error, Queue, ScanKind, Warpkit};
+use cudarc::driver::sys;
 use cust::memory::{DeviceBuffer, DeviceCopy};
 use cust::stream::Stream;
 
@@ -30,27 +32,60 @@ pub struct CustQueue<'s> {
     _stream: &'s Stream,
 }
 
-fn ptr<T: DeviceCopy>(b: &DeviceBuffer<T>) -> u64 {
-    b.as_device_ptr().as_raw()
-}
-
 impl<'s> CustQueue<'s> {
-    /// A queue on `stream`, which must belong to `wk`'s device (its primary context).
-    pub fn new(wk: &Warpkit, stream: &'s Stream) -> CustQueue<'s> {
-        // SAFETY: the stream outlives the queue ('s), and is a stream of the primary context.
+    /// A queue on `stream`, which must belong to `wk`'s context (the device's primary context,
+    /// which cust's `quick_init` uses): [`Error::WrongContext`] otherwise.
+    pub fn new(wk: &Warpkit, stream: &'s Stream) -> Result<CustQueue<'s>, Error> {
+        wk.context().bind_to_thread().during("bind context")?;
+        let mut ctx = std::ptr::null_mut();
+        // SAFETY: a live cust stream; writes one context handle.
+        unsafe { sys::cuStreamGetCtx(stream.as_inner() as _, &mut ctx) }
+            .result()
+            .during("query the stream's context")?;
+        if ctx != wk.context().cu_ctx() {
+            return Err(Error::WrongContext {
+                op: "CustQueue::new",
+            });
+        }
+        // SAFETY: the stream outlives the queue ('s), and is a stream of `wk`'s context.
         let queue = unsafe { Queue::from_raw_stream(wk, stream.as_inner() as _) };
-        CustQueue {
+        Ok(CustQueue {
             queue,
             _stream: stream,
+        })
+    }
+
+    /// The address of `buffer`, once the driver says it is memory of the queue's context
+    /// ([`Error::WrongContext`] otherwise: a cust buffer of another device or context).
+    fn address<T: DeviceCopy>(&self, buffer: &DeviceBuffer<T>) -> Result<u64, Error> {
+        let address = buffer.as_device_ptr().as_raw();
+        if buffer.is_empty() {
+            return Ok(address);
         }
+        self.queue.bind()?;
+        let mut ctx: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one context handle for a device address.
+        unsafe {
+            sys::cuPointerGetAttribute(
+                (&raw mut ctx).cast(),
+                sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_CONTEXT,
+                address,
+            )
+        }
+        .result()
+        .during("query a buffer's context")?;
+        if ctx != self.queue.warpkit().context().cu_ctx() {
+            return Err(Error::WrongContext { op: "CustQueue" });
+        }
+        Ok(address)
     }
 
     /// Runs `f` on the queue, then waits for the stream (also after an error, as part of
-    /// the work may be enqueued).
+    /// the work may be enqueued); `f`'s error first.
     fn run<R>(&mut self, f: impl FnOnce(&mut Queue) -> Result<R, Error>) -> Result<R, Error> {
         let r = f(&mut self.queue);
-        self.queue.synchronize()?;
-        r
+        let synced = self.queue.synchronize();
+        r.and_then(|value| synced.map(|()| value))
     }
 
     /// See [`Queue::reduce`].
@@ -60,7 +95,8 @@ impl<'s> CustQueue<'s> {
         _op: O,
     ) -> Result<T, Error> {
         // SAFETY: `input` is a live buffer of its length; the stream is waited for.
-        self.run(|q| unsafe { q.reduce_raw::<T, O>(ptr(input), input.len()) })
+        let i = self.address(input)?;
+        self.run(|q| unsafe { q.reduce_raw::<T, O>(i, input.len()) })
     }
 
     /// See [`Queue::reduce_into`].
@@ -73,7 +109,12 @@ impl<'s> CustQueue<'s> {
     where
         T::Accum: DeviceCopy,
     {
-        let (i, n, o, m) = (ptr(input), input.len(), ptr(output), output.len());
+        let (i, n, o, m) = (
+            self.address(input)?,
+            input.len(),
+            self.address(output)?,
+            output.len(),
+        );
         // SAFETY: live buffers of their lengths, distinct (one is borrowed mutably).
         self.run(|q| unsafe { q.reduce_into_raw::<T, O>(i, n, o, m) })
     }
@@ -85,7 +126,8 @@ impl<'s> CustQueue<'s> {
         _op: O,
     ) -> Result<Option<(T, usize)>, Error> {
         // SAFETY: as in `reduce`.
-        self.run(|q| unsafe { q.arg_reduce_raw::<T, O>(ptr(input), input.len()) })
+        let i = self.address(input)?;
+        self.run(|q| unsafe { q.arg_reduce_raw::<T, O>(i, input.len()) })
     }
 
     /// See [`Queue::scan`].
@@ -104,7 +146,7 @@ impl<'s> CustQueue<'s> {
                 found: output.len(),
             });
         }
-        let (i, o, n) = (ptr(input), ptr(output), input.len());
+        let (i, o, n) = (self.address(input)?, self.address(output)?, input.len());
         // SAFETY: live buffers of the checked length.
         self.run(|q| unsafe { q.scan_raw::<T, O>(i, o, n, kind) })
     }
@@ -116,7 +158,7 @@ impl<'s> CustQueue<'s> {
         _op: O,
         kind: ScanKind,
     ) -> Result<(), Error> {
-        let (p, n) = (ptr(data), data.len());
+        let (p, n) = (self.address(data)?, data.len());
         // SAFETY: a live buffer of its length.
         self.run(|q| unsafe { q.scan_raw::<T, O>(p, p, n, kind) })
     }
@@ -129,7 +171,12 @@ impl<'s> CustQueue<'s> {
         output: &mut DeviceBuffer<T>,
         _op: O,
     ) -> Result<(), Error> {
-        let (i, n, o, rows) = (ptr(input), input.len(), ptr(output), output.len());
+        let (i, n, o, rows) = (
+            self.address(input)?,
+            input.len(),
+            self.address(output)?,
+            output.len(),
+        );
         // SAFETY: live buffers of their lengths.
         self.run(|q| unsafe { q.rows_reduce_raw::<T, O>(i, n, width, o, rows) })
     }
@@ -151,7 +198,7 @@ impl<'s> CustQueue<'s> {
                 found: output.len(),
             });
         }
-        let (i, o, n) = (ptr(input), ptr(output), input.len());
+        let (i, o, n) = (self.address(input)?, self.address(output)?, input.len());
         // SAFETY: live buffers of the checked length.
         self.run(|q| unsafe { q.rows_scan_raw::<T, O>(i, o, n, width, kind) })
     }
@@ -164,7 +211,12 @@ impl<'s> CustQueue<'s> {
         output: &mut DeviceBuffer<T>,
         _op: O,
     ) -> Result<(), Error> {
-        let (i, n, o, m) = (ptr(input), input.len(), ptr(output), output.len());
+        let (i, n, o, m) = (
+            self.address(input)?,
+            input.len(),
+            self.address(output)?,
+            output.len(),
+        );
         // SAFETY: live buffers of their lengths.
         self.run(|q| unsafe { q.segments_reduce_raw::<T, O>(i, n, offsets, o, m) })
     }
@@ -186,7 +238,7 @@ impl<'s> CustQueue<'s> {
                 found: output.len(),
             });
         }
-        let (i, o, n) = (ptr(input), ptr(output), input.len());
+        let (i, o, n) = (self.address(input)?, self.address(output)?, input.len());
         // SAFETY: live buffers of the checked length.
         self.run(|q| unsafe { q.segments_scan_raw::<T, O>(i, o, n, offsets, kind) })
     }

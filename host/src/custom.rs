@@ -8,8 +8,9 @@
 //! ```
 //!
 //! emits `my_affine_reduce`, `my_affine_scan`, `my_affine_rows_reduce`, `my_affine_rows_scan`
-//! and the global `my_affine_layout`, holding `Affine`'s size and alignment, which `load`
-//! compares with the host's type before anything is loaded. On the host, with the same
+//! and the global `my_affine_layout`, holding `Affine`'s size and alignment and the
+//! [`warpkit::abi::ABI_FINGERPRINT`] it was built with, which `load` compares with the host's
+//! type and its own warpkit before anything is loaded. On the host, with the same
 //! `Affine` and `Compose` (shared by both crates):
 //!
 //! ```ignore
@@ -28,16 +29,48 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use warpkit::ops::ReduceOp;
 
-/// The `(size, alignment)` that `{prefix}_layout`, the global `warpkit::custom_kernels!`
-/// declares beside the kernels, holds in the PTX text, if it is there.
-pub fn declared_layout(ptx: &str, prefix: &str) -> Option<(usize, usize)> {
-    let key = format!(" {prefix}_layout[2] = {{");
+/// What `{prefix}_layout`, the global `warpkit::custom_kernels!` declares beside the kernels,
+/// holds in the PTX text, if it is there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeclaredLayout {
+    /// The value type's size and alignment in bytes.
+    pub size: usize,
+    pub align: usize,
+    /// The [`warpkit::abi::ABI_FINGERPRINT`] of the warpkit the kernels were built with
+    /// (`None`: PTX from a warpkit that wrote none).
+    pub abi: Option<u32>,
+}
+
+/// The layout `{prefix}_layout` declares in `ptx`, if it is there ([`DeclaredLayout`]).
+pub fn declared_layout(ptx: &str, prefix: &str) -> Option<DeclaredLayout> {
+    let key = format!(" {prefix}_layout[");
     let line = ptx
         .lines()
         .find(|l| l.contains(".global") && l.contains(&key))?;
-    let inside = line.split(&key).nth(1)?.split('}').next()?;
-    let mut numbers = inside.split(',').map(|x| x.trim().parse::<usize>().ok());
-    Some((numbers.next()??, numbers.next()??))
+    let inside = line
+        .split(&key)
+        .nth(1)?
+        .split('{')
+        .nth(1)?
+        .split('}')
+        .next()?;
+    let numbers: Vec<u64> = inside
+        .split(',')
+        .map(|x| x.trim().parse::<u64>().ok())
+        .collect::<Option<_>>()?;
+    match numbers[..] {
+        [size, align] => Some(DeclaredLayout {
+            size: size as usize,
+            align: align as usize,
+            abi: None,
+        }),
+        [size, align, abi] => Some(DeclaredLayout {
+            size: size as usize,
+            align: align as usize,
+            abi: u32::try_from(abi).ok(),
+        }),
+        _ => None,
+    }
 }
 
 /// The four kernels of a value type `T` and operator `Op` from a user's PTX, resolved once.
@@ -55,13 +88,24 @@ impl<T: Pod, Op: ReduceOp<T> + Default> CustomKernels<T, Op> {
     pub fn load(wk: &Warpkit, ptx: &str, prefix: &str) -> Result<Self, Error> {
         let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
         match declared_layout(ptx, prefix) {
-            Some(layout) if layout == (size, align) => {}
-            Some((s, a)) => {
+            Some(DeclaredLayout {
+                size: s, align: a, ..
+            }) if (s, a) != (size, align) => {
                 return Err(Error::MissingKernel(format!(
                     "the PTX's `{prefix}` kernels were built for a type of {s} bytes aligned to \
                      {a}, not {size} bytes aligned to {align}: use the same type on both sides"
                 )));
             }
+            Some(DeclaredLayout { abi, .. }) if abi != Some(warpkit::abi::ABI_FINGERPRINT) => {
+                return Err(Error::MissingKernel(format!(
+                    "the PTX's `{prefix}` kernels were built against another warpkit (ABI \
+                     fingerprint {}, this warpkit-host's {:#010x}): rebuild the kernel crate \
+                     with the warpkit that warpkit-host depends on",
+                    abi.map_or("none".into(), |f| format!("{f:#010x}")),
+                    warpkit::abi::ABI_FINGERPRINT
+                )));
+            }
+            Some(_) => {}
             None => {
                 return Err(Error::MissingKernel(format!(
                     "the PTX has no `{prefix}_layout`: emit the kernels with \
@@ -238,16 +282,28 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
 
 #[cfg(test)]
 mod tests {
-    use super::declared_layout;
+    use super::{DeclaredLayout, declared_layout};
 
     #[test]
     fn the_declared_layout_is_read_from_the_ptx_text() {
-        let ptx = ".version 7.8\n.visible .global .align 4 .u32 my_affine_layout[2] = { 8, 4 };\n";
-        assert_eq!(declared_layout(ptx, "my_affine"), Some((8, 4)));
+        let ptx = ".version 7.8\n.visible .global .align 4 .u32 my_affine_layout[3] = { 8, 4, 3735928559 };\n";
+        assert_eq!(
+            declared_layout(ptx, "my_affine"),
+            Some(DeclaredLayout {
+                size: 8,
+                align: 4,
+                abi: Some(0xdead_beef)
+            })
+        );
         assert_eq!(declared_layout(ptx, "affine"), None);
         assert_eq!(
             declared_layout(".visible .entry my_affine_scan(", "my_affine"),
             None
+        );
+        let old = ".visible .global .align 4 .u32 my_affine_layout[2] = { 8, 4 };";
+        assert_eq!(
+            declared_layout(old, "my_affine").map(|l| (l.size, l.align, l.abi)),
+            Some((8, 4, None))
         );
     }
 }

@@ -19,7 +19,7 @@ fn cust_buffers_and_stream() {
     // cust's context is the device's primary context, the one warpkit-host uses.
     let _ctx = cust::quick_init().expect("cust::quick_init");
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
-    let mut queue = CustQueue::new(&wk, &stream);
+    let mut queue = CustQueue::new(&wk, &stream).unwrap();
     let mut rng = rand::rng();
     for n in [1usize, 1000, (1 << 20) + 17] {
         let data: Vec<u32> = (0..n).map(|_| rng.random_range(0..1 << 20)).collect();

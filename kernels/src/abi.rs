@@ -408,6 +408,65 @@ pub mod layout {
     }
 }
 
+/// A fingerprint of the host–device contract: the parameter structs' sizes, the pass codes,
+/// the block sizes, and the storage and tile geometry at lengths from 1 to 2^41 for items of 1
+/// to 16 bytes. [`custom_kernels!`](crate::custom_kernels) writes it into the PTX beside the
+/// value's layout, and `warpkit-host` refuses kernels whose fingerprint is not its own: kernels
+/// built against another warpkit would be launched with parameters or tiles they do not
+/// expect.
+pub const ABI_FINGERPRINT: u32 = {
+    use crate::device::tuning;
+    use core::mem::size_of;
+    // FNV-1a over the values, low byte first.
+    const fn mix(hash: u32, value: u64) -> u32 {
+        let mut hash = hash;
+        let mut i = 0;
+        while i < 8 {
+            hash = (hash ^ ((value >> (8 * i)) & 0xff) as u32).wrapping_mul(0x0100_0193);
+            i += 1;
+        }
+        hash
+    }
+    let mut h = 0x811c_9dc5;
+    let fixed = [
+        size_of::<params::Reduce>() as u64,
+        size_of::<params::Scan>() as u64,
+        size_of::<params::Rows>() as u64,
+        size_of::<layout::ScanControl>() as u64,
+        params::scan_pass::SINGLE as u64,
+        params::scan_pass::TILE_TOTALS as u64,
+        params::scan_pass::FROM_TILE_PREFIXES as u64,
+        params::scan_pass::CLUSTER as u64,
+        tuning::SCAN_THREADS as u64,
+        tuning::REDUCE_THREADS as u64,
+        tuning::ROWS_THREADS as u64,
+        layout::SCAN_GROUP as u64,
+        layout::SCAN_CLUSTER_TILES as u64,
+        layout::REDUCE_MAX_TILES,
+        layout::REDUCE_MAX_LEN,
+        layout::MAX_EPOCH as u64,
+    ];
+    let mut i = 0;
+    while i < fixed.len() {
+        h = mix(h, fixed[i]);
+        i += 1;
+    }
+    let mut bytes = 1;
+    while bytes <= 16 {
+        h = mix(h, layout::scan_status_words(1024, bytes) as u64);
+        h = mix(h, layout::reduce_slot_words(bytes) as u64);
+        let mut shift = 0;
+        while shift <= 41 {
+            let len = 1u64 << shift;
+            h = mix(h, layout::scan_tile_items(len, bytes));
+            h = mix(h, layout::reduce_tile_items(len, bytes));
+            shift += 1;
+        }
+        bytes *= 2;
+    }
+    h
+};
+
 /// Calls `$callback!` with the library's element types and operators: the one list the device
 /// entry points and `warpkit-host`'s kernel table are generated from.
 ///

@@ -140,8 +140,10 @@ macro_rules! __rows_kernels {
 /// `CustomKernels` launches them with the same validation as the built-in ones.
 ///
 /// Emits the kernels `{prefix}_reduce`, `{prefix}_scan`, `{prefix}_rows_reduce` and
-/// `{prefix}_rows_scan`, and the global `{prefix}_layout: [u32; 2]` holding the value's size
-/// and alignment, which the host compares with its own type's before it launches anything.
+/// `{prefix}_rows_scan`, and the global `{prefix}_layout: [u32; 3]` holding the value's size
+/// and alignment and the [`ABI_FINGERPRINT`](crate::abi::ABI_FINGERPRINT) of the warpkit it
+/// was built with, which the host compares with its own type's and its own before it launches
+/// anything.
 /// The operator must be associative; it need not be commutative (scans and reductions combine
 /// in index order). Results are deterministic as for the built-in kernels. The device scan
 /// stages a tile of at least 256 values in the kernel's 48 KiB of static shared memory, so
@@ -167,9 +169,10 @@ macro_rules! custom_kernels {
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
             core::arch::global_asm!(
-                concat!(".visible .global .align 4 .u32 ", stringify!($prefix), "_layout[2] = {{ {size}, {align} }};"),
+                concat!(".visible .global .align 4 .u32 ", stringify!($prefix), "_layout[3] = {{ {size}, {align}, {abi} }};"),
                 size = const core::mem::size_of::<$ty>(),
                 align = const core::mem::align_of::<$ty>(),
+                abi = const $crate::abi::ABI_FINGERPRINT,
             );
             // No `.minnctapersm`: the library's bound is measured on its own operators, and a
             // user's may need more registers than it leaves.
