@@ -110,15 +110,18 @@ pub fn ballot(mask: u32, preds: &[bool; WARP]) -> u32 {
         .fold(0, |acc, l| acc | 1 << l)
 }
 
-/// `match.any.sync`: the lanes of `mask` holding the value of `lane`.
-pub fn match_any<T: PartialEq>(mask: u32, values: &[T; WARP], lane: usize) -> u32 {
+/// `match.any.sync`: the lanes of `mask` holding the value of `lane`, compared bit for bit as
+/// the instruction does (`-0.0` and `+0.0` differ, a NaN matches its own bits).
+pub fn match_any<T: bytemuck::NoUninit>(mask: u32, values: &[T; WARP], lane: usize) -> u32 {
+    let bits = |l: usize| bytemuck::bytes_of(&values[l]);
     (0..WARP)
-        .filter(|&l| in_mask(mask, l as u32) && values[l] == values[lane])
+        .filter(|&l| in_mask(mask, l as u32) && bits(l) == bits(lane))
         .fold(0, |acc, l| acc | 1 << l)
 }
 
-/// `match.all.sync`: (`mask`, true) if every lane of `mask` holds the same value, else (0, false).
-pub fn match_all<T: PartialEq>(mask: u32, values: &[T; WARP], lane: usize) -> (u32, bool) {
+/// `match.all.sync`: (`mask`, true) if every lane of `mask` holds the same value (bit for
+/// bit), else (0, false).
+pub fn match_all<T: bytemuck::NoUninit>(mask: u32, values: &[T; WARP], lane: usize) -> (u32, bool) {
     if match_any(mask, values, lane) == mask {
         (mask, true)
     } else {
@@ -178,13 +181,44 @@ pub fn redux_int(op: IntRedux, mask: u32, values: &[u32; WARP]) -> u32 {
         .expect("membermask names at least the calling lane")
 }
 
-/// `redux.sync.{min,max}{.abs}{.NaN}.f32` over the lanes of `mask` (non-empty).
+/// `redux.sync.{min,max}{.abs}{.NaN}.f32` over the lanes of `mask` (non-empty), from the PTX
+/// ISA's text rather than [`FloatRedux`]'s combine (which the fallback uses): with `.abs` the
+/// absolute values; with `.NaN` any NaN input gives the canonical NaN, without it NaNs are
+/// skipped and only an all-NaN input gives it; `-0.0 < +0.0`.
 pub fn redux_f32(op: FloatRedux, mask: u32, values: &[f32; WARP]) -> f32 {
-    (0..WARP)
-        .filter(|&l| in_mask(mask, l as u32))
-        .map(|l| op.prepare(values[l]))
-        .reduce(|a, b| op.combine(a, b))
-        .expect("membermask names at least the calling lane")
+    let canonical = f32::from_bits(crate::warp::redux::CANONICAL_NAN);
+    let inputs = || {
+        (0..WARP).filter(|&l| in_mask(mask, l as u32)).map(|l| {
+            let x = values[l];
+            if op.abs {
+                f32::from_bits(x.to_bits() & 0x7fff_ffff)
+            } else {
+                x
+            }
+        })
+    };
+    assert!(
+        inputs().next().is_some(),
+        "membermask names at least the calling lane"
+    );
+    if op.nan && inputs().any(f32::is_nan) {
+        return canonical;
+    }
+    // `b` replaces `a` if it is smaller (larger), or the same zero with the sign that wins.
+    let replaces = |a: f32, b: f32| {
+        let negative_wins = !op.max;
+        if a == b {
+            b.is_sign_negative() == negative_wins && a.is_sign_negative() != negative_wins
+        } else if op.max {
+            b > a
+        } else {
+            b < a
+        }
+    };
+    inputs()
+        .filter(|x| !x.is_nan())
+        .reduce(|a, b| if replaces(a, b) { b } else { a })
+        .unwrap_or(canonical)
 }
 
 /// `%lanemask_eq`, `_lt`, `_le`, `_gt`, `_ge` of `lane`.
@@ -338,6 +372,73 @@ mod tests {
             nan: false,
         };
         assert_eq!(redux_f32(max_abs, u32::MAX, &f), 20.0);
+        // One lane's NaN is the canonical NaN too, with or without `.NaN`; zeros by sign.
+        let mut g = f;
+        g[3] = f32::from_bits(0xffc0_1234);
+        g[4] = -0.0;
+        g[5] = 0.0;
+        for op in FloatRedux::ALL {
+            assert_eq!(redux_f32(op, 1 << 3, &g).to_bits(), 0x7fff_ffff, "{op:?}");
+            let zero = redux_f32(op, 0b11_0000, &g);
+            assert_eq!(
+                zero == 0.0 && zero.is_sign_negative(),
+                !op.max && !op.abs,
+                "{op:?}"
+            );
+        }
+        let min = FloatRedux {
+            max: false,
+            abs: false,
+            nan: false,
+        };
+        assert_eq!(redux_f32(min, 0b1_1000, &g), -0.0);
+        assert_eq!(redux_f32(min, 0b1_1000, &g).to_bits(), 0x8000_0000);
+    }
+
+    /// The fallback's rules (`FloatRedux::combine` in lane order, then `finish`) give the
+    /// bits of the model written from the ISA's text, on random masks and on values that are
+    /// often NaNs, infinities or zeros of either sign.
+    #[test]
+    fn float_redux_rules_agree_with_the_isa_model() {
+        use rand::{Rng, SeedableRng};
+        let seed: u64 = rand::random();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let specials = [
+            0u32,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_1234,
+        ];
+        for _ in 0..20_000 {
+            let values: [f32; WARP] = core::array::from_fn(|_| {
+                f32::from_bits(if rng.random_bool(0.3) {
+                    specials[rng.random_range(0..specials.len())]
+                } else {
+                    rng.random()
+                })
+            });
+            let mask = match rng.random_range(0..3) {
+                0 => 1 << rng.random_range(0..32),
+                1 => rng.random::<u32>() & rng.random::<u32>(),
+                _ => rng.random::<u32>(),
+            }
+            .max(1);
+            for op in FloatRedux::ALL {
+                let rules = (0..WARP)
+                    .filter(|&l| in_mask(mask, l as u32))
+                    .map(|l| op.prepare(values[l]))
+                    .reduce(|a, b| op.combine(a, b))
+                    .map(|x| op.finish(x))
+                    .unwrap();
+                assert_eq!(
+                    rules.to_bits(),
+                    redux_f32(op, mask, &values).to_bits(),
+                    "seed {seed} {op:?} mask {mask:#x} values {values:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //!   32×8, 16×16, 8×8×4 ...): warps are the hardware's, by the linear thread index
 //!   ([`crate::kernel::linear_thread_index`]). A partial last warp is
 //!   refused by this condition rather than handled: the warp layer shuffles with the full
-//!   mask, which is undefined when lanes of the mask do not exist.
+//!   mask, whose results are unspecified where lanes of the mask do not exist.
 //! - Nothing else uses `storage` from the call until the block has synchronized again after
 //!   it (the functions' own barriers end the call: the storage may be reused by the next
 //!   block-wide call without another barrier).

@@ -4,7 +4,10 @@
 use super::LaneMask;
 
 /// `bar.warp.sync membermask`: waits until every lane of `membermask` has reached a
-/// `bar.warp.sync` with the same mask, and orders their memory accesses.
+/// `bar.warp.sync` with the same mask, and orders their memory accesses. The ordering holds
+/// among the lanes that reach it with the same mask; a lane of the mask that has exited or
+/// never arrives leaves the others waiting (the ISA, unlike for the other `.sync`
+/// instructions, does not exclude exited threads).
 ///
 #[doc = include_str!("convergence.md")]
 ///

@@ -22,7 +22,9 @@ macro_rules! ld_relaxed {
         /// PTX 6.0, sm_70+.
         ///
         /// # Safety
-        #[doc = concat!("`p` is a valid, aligned pointer to a `", stringify!($ty), "` in global memory.")]
+        #[doc = concat!("`p` is a valid, aligned pointer to a `", stringify!($ty), "` in global memory, and every")]
+        /// access that may race with this one is strong too (relaxed or stronger, or atomic): a
+        /// plain access racing with it is a data race.
         #[doc(alias = "cuda::atomic_ref::load")]
         #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
         #[inline(always)]
@@ -50,7 +52,9 @@ macro_rules! st_relaxed {
         /// PTX 6.0, sm_70+.
         ///
         /// # Safety
-        #[doc = concat!("`p` is a valid, aligned pointer to a `", stringify!($ty), "` in global memory.")]
+        #[doc = concat!("`p` is a valid, aligned pointer to a `", stringify!($ty), "` in global memory, and every")]
+        /// access that may race with this one is strong too (relaxed or stronger, or atomic): a
+        /// plain access racing with it is a data race.
         #[doc(alias = "cuda::atomic_ref::store")]
         #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
         #[inline(always)]
@@ -81,7 +85,8 @@ st_relaxed!(st_relaxed_gpu_u64, u64, reg64, "st.relaxed.gpu.u64");
 /// PTX 6.0, sm_70+.
 ///
 /// # Safety
-/// `p` is a valid, 16-byte-aligned pointer to two `u64` in global memory.
+/// `p` is a valid, 16-byte-aligned pointer to two `u64` in global memory, and every access that
+/// may race with this one is strong too (relaxed or stronger, or atomic).
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 #[inline(always)]
 pub unsafe fn ld_relaxed_gpu_v2_u64(p: *const [u64; 2]) -> [u64; 2] {
@@ -104,7 +109,8 @@ pub unsafe fn ld_relaxed_gpu_v2_u64(p: *const [u64; 2]) -> [u64; 2] {
 /// PTX 6.0, sm_70+.
 ///
 /// # Safety
-/// `p` is a valid, 16-byte-aligned pointer to two `u64` in global memory.
+/// `p` is a valid, 16-byte-aligned pointer to two `u64` in global memory, and every access that
+/// may race with this one is strong too (relaxed or stronger, or atomic).
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 #[inline(always)]
 pub unsafe fn st_relaxed_gpu_v2_u64(p: *mut [u64; 2], v: [u64; 2]) {
@@ -192,7 +198,8 @@ cvta_to!(cvta_to_global_u64, "global", "__cvta_generic_to_global");
 /// PTX 2.0, every target.
 ///
 /// # Safety
-/// `a` is a 16-byte-aligned `.shared` address ([`cvta_to_shared_u64`]) of 16 readable bytes.
+/// `a` is a 16-byte-aligned `.shared` address ([`cvta_to_shared_u64`]) of 16 readable bytes
+/// that no other thread writes concurrently.
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 #[inline(always)]
 pub unsafe fn ld_shared_v4_u32(a: u64) -> [u32; 4] {
@@ -341,8 +348,8 @@ pub unsafe fn prefetch_global_l2_evict_last(a: u64) {
 ///
 /// # Safety
 /// `dst` is a 16-byte-aligned `.shared` address ([`cvta_to_shared_u64`]) and `src` a
-/// 16-byte-aligned `.global` address ([`cvta_to_global_u64`]) of 16 readable bytes; nothing
-/// reads or writes `dst` until the copy has completed.
+/// 16-byte-aligned `.global` address ([`cvta_to_global_u64`]) of 16 readable bytes that no
+/// thread writes until the copy has completed; nothing reads or writes `dst` until then.
 #[doc(alias = "__pipeline_memcpy_async")]
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
@@ -371,8 +378,9 @@ macro_rules! cp_async_ca {
         ///
         /// # Safety
         #[doc = concat!("`dst` is a ", $bytes, "-byte-aligned `.shared` address ([`cvta_to_shared_u64`]) and `src` a")]
-        #[doc = concat!($bytes, "-byte-aligned `.global` address ([`cvta_to_global_u64`]) of ", $bytes, " readable bytes;")]
-        /// nothing reads or writes `dst` until the copy has completed.
+        #[doc = concat!($bytes, "-byte-aligned `.global` address ([`cvta_to_global_u64`]) of ", $bytes, " readable bytes")]
+        /// that no thread writes until the copy has completed; nothing reads or writes `dst` until
+        /// then.
         #[doc(alias = "__pipeline_memcpy_async")]
         #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
         #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]

@@ -133,7 +133,7 @@ macro_rules! redux_f32 {
             #[cfg(not(all(target_feature = "sm_100a", target_feature = "ptx86")))]
             {
                 let op = FloatRedux { max: $max, abs: $abs, nan: $nan };
-                shuffle_reduce(membermask, op.prepare(value), |a, b| op.combine(a, b))
+                op.finish(shuffle_reduce(membermask, op.prepare(value), |a, b| op.combine(a, b)))
             }
         }
     };

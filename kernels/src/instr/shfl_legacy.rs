@@ -12,9 +12,16 @@
     label = "this target is sm_70 or later",
     note = "use the .sync form instead: warpkit::instr::shfl::shfl_sync_up_b32 / _down_ / _bfly_ / _idx_ (or warpkit::warp::shfl::shfl_up_sync and friends)"
 )]
-pub trait LegacyShflTarget: Copy {
+pub trait LegacyShflTarget: Copy + sealed::Sealed {
     /// The operand's bits.
     fn bits(self) -> u32;
+}
+
+/// Only this module implements [`LegacyShflTarget`], and only below sm_70.
+mod sealed {
+    pub trait Sealed {}
+    #[cfg(warpkit_target_below_sm70)]
+    impl Sealed for u32 {}
 }
 
 #[cfg(warpkit_target_below_sm70)]

@@ -77,7 +77,12 @@ macro_rules! scalar_args {
     )*};
 }
 
-scalar_args!(u8 u16 u32 u64 usize i8 i16 i32 i64 isize f32 f64 half::f16 half::bf16);
+scalar_args!(u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 half::f16 half::bf16);
+
+// `usize` and `isize` are 8 bytes on nvptx64, so only a 64-bit host passes its own in their
+// place (on a 32-bit host a kernel taking them does not compile).
+#[cfg(any(target_arch = "nvptx64", target_pointer_width = "64"))]
+scalar_args!(usize isize);
 
 // SAFETY: the host passes 0 or 1 (`bool` itself).
 unsafe impl DeviceArg for bool {

@@ -66,6 +66,13 @@ impl FloatRedux {
         }
         crate::ops::float_minmax(a, b, self.max)
     }
+
+    /// The instruction's result from the combined value: a NaN result is always the canonical
+    /// NaN, also where a single lane's NaN was never combined.
+    #[inline(always)]
+    pub fn finish(self, x: f32) -> f32 {
+        crate::ops::canonical_nan(x)
+    }
 }
 
 /// Reduces `value` over each segment of `W` lanes in `log2(W)` butterfly steps, every lane
