@@ -154,8 +154,13 @@ impl Drop for Module {
     fn drop(&mut self) {
         // Errors here have nowhere to go but the context's error slot, as in cudarc.
         self.ctx.record_err(self.ctx.bind_to_thread());
-        // Work enqueued with this module's kernels may still be pending on some stream.
-        self.ctx.record_err(self.ctx.synchronize());
+        // Work enqueued with this module's kernels may still be pending on some stream. If the
+        // wait fails (a fault, or another thread capturing a graph in global mode), that work
+        // may still run: the module stays loaded (leaked) rather than pulled from under it.
+        if let Err(e) = self.ctx.synchronize() {
+            self.ctx.record_err(Err::<(), _>(e));
+            return;
+        }
         // SAFETY: loaded by `load`, unloaded once, after every launch of its kernels.
         self.ctx
             .record_err(unsafe { result::module::unload(self.raw) });
