@@ -181,6 +181,19 @@ pub fn redux_int(op: IntRedux, mask: u32, values: &[u32; WARP]) -> u32 {
         .expect("membermask names at least the calling lane")
 }
 
+/// `f32` bit patterns the `redux.sync` checks draw often: both zeros, both infinities, a quiet
+/// NaN, a negative NaN with a payload, a signalling NaN, the smallest subnormal.
+pub const F32_SPECIAL_BITS: [u32; 8] = [
+    0,
+    0x8000_0000,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0xffc0_1234,
+    0x7f80_0001,
+    1,
+];
+
 /// `redux.sync.{min,max}{.abs}{.NaN}.f32` over the lanes of `mask` (non-empty), from the PTX
 /// ISA's text rather than [`FloatRedux`]'s combine (which the fallback uses): with `.abs` the
 /// absolute values; with `.NaN` any NaN input gives the canonical NaN, without it NaNs are
@@ -403,14 +416,7 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let seed: u64 = rand::random();
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let specials = [
-            0u32,
-            0x8000_0000,
-            0x7f80_0000,
-            0xff80_0000,
-            0x7fc0_0000,
-            0xffc0_1234,
-        ];
+        let specials = F32_SPECIAL_BITS;
         for _ in 0..20_000 {
             let values: [f32; WARP] = core::array::from_fn(|_| {
                 f32::from_bits(if rng.random_bool(0.3) {

@@ -198,16 +198,7 @@ fn vote_match_redux_and_lanes_match_the_model() {
         }
 
         // redux: random ints whose f32 views include NaNs, infinities and both zeros.
-        let specials = [
-            0u32,
-            0x8000_0000,
-            0x7f80_0000,
-            0xff80_0000,
-            0x7fc0_0000,
-            0xffc0_1234,
-            0x7f80_0001,
-            1,
-        ];
+        let specials = model::F32_SPECIAL_BITS;
         let values: Vec<u32> = (0..warps * 32)
             .map(|_| {
                 if rng.random_bool(0.1) {
