@@ -100,10 +100,12 @@
 #![no_std]
 // `${concat(..)}` names the scoped atomics (`instr::atomic`).
 #![cfg_attr(not(warpkit_target_below_sm70), feature(macro_metavar_expr_concat))]
-// `link_llvm_intrinsics`: convergent instructions through LLVM's intrinsics (`activemask`).
+// `link_llvm_intrinsics`: convergent instructions through LLVM's intrinsics (`activemask`),
+// as `core::arch::nvptx` itself does; rustc calls that feature internal.
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(asm_experimental_arch, stdarch_nvptx, link_llvm_intrinsics)
+    feature(asm_experimental_arch, stdarch_nvptx, link_llvm_intrinsics),
+    allow(internal_features)
 )]
 // `extern "ptx-kernel"`: only the library's own entry points (feature `kernels`) use it.
 #![cfg_attr(all(target_arch = "nvptx64", feature = "kernels"), feature(abi_ptx))]
