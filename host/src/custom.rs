@@ -91,13 +91,13 @@ impl<T: Pod, Op: ReduceOp<T> + Default> CustomKernels<T, Op> {
             Some(DeclaredLayout {
                 size: s, align: a, ..
             }) if (s, a) != (size, align) => {
-                return Err(Error::MissingKernel(format!(
+                return Err(Error::BadModule(format!(
                     "the PTX's `{prefix}` kernels were built for a type of {s} bytes aligned to \
                      {a}, not {size} bytes aligned to {align}: use the same type on both sides"
                 )));
             }
             Some(DeclaredLayout { abi, .. }) if abi != Some(warpkit::abi::ABI_FINGERPRINT) => {
-                return Err(Error::MissingKernel(format!(
+                return Err(Error::BadModule(format!(
                     "the PTX's `{prefix}` kernels were built against another warpkit (ABI \
                      fingerprint {}, this warpkit-host's {:#010x}): rebuild the kernel crate \
                      with the warpkit that warpkit-host depends on",

@@ -36,6 +36,11 @@ pub enum Error {
     /// A kernel a table needs is not in the loaded PTX.
     #[error("{0}")]
     MissingKernel(String),
+    /// A module image that cannot be loaded as given (not a whole ELF file, a NUL byte in PTX
+    /// text), or kernels built for another value type or another warpkit: the message says
+    /// which, and what to build instead.
+    #[error("{0}")]
+    BadModule(String),
     /// A buffer's length does not fit the operation.
     #[error("{op}: {what} has {found} elements, expected {expected}")]
     LengthMismatch {

@@ -88,7 +88,7 @@ impl Module {
         let raw = match image {
             Image::Ptx(ptx) => {
                 let text = CString::new(ptx).map_err(|_| {
-                    Error::MissingKernel("PTX text contains a NUL byte; it cannot be loaded".into())
+                    Error::BadModule("PTX text contains a NUL byte; it cannot be loaded".into())
                 })?;
                 // SAFETY: a NUL-terminated PTX image, alive for the call.
                 unsafe { result::module::load_data(text.as_ptr() as *const c_void) }
@@ -96,7 +96,7 @@ impl Module {
             }
             Image::Cubin(cubin) => {
                 elf_within(cubin).map_err(|reason| {
-                    Error::MissingKernel(format!(
+                    Error::BadModule(format!(
                         "the cubin image is not a whole ELF file ({reason}); pass all the bytes \
                          ptxas wrote"
                     ))
