@@ -58,19 +58,16 @@ pub fn declared_layout(ptx: &str, prefix: &str) -> Option<DeclaredLayout> {
         .split(',')
         .map(|x| x.trim().parse::<u64>().ok())
         .collect::<Option<_>>()?;
-    match numbers[..] {
-        [size, align] => Some(DeclaredLayout {
-            size: size as usize,
-            align: align as usize,
-            abi: None,
-        }),
-        [size, align, abi] => Some(DeclaredLayout {
-            size: size as usize,
-            align: align as usize,
-            abi: u32::try_from(abi).ok(),
-        }),
-        _ => None,
-    }
+    let (size, align, abi) = match numbers[..] {
+        [size, align] => (size, align, None),
+        [size, align, abi] => (size, align, u32::try_from(abi).ok()),
+        _ => return None,
+    };
+    Some(DeclaredLayout {
+        size: size as usize,
+        align: align as usize,
+        abi,
+    })
 }
 
 /// The four kernels of a value type `T` and operator `Op` from a user's PTX, resolved once.

@@ -265,30 +265,33 @@ impl Queue {
         op: &'static str,
         reason: &'static str,
     ) -> Result<(), Error> {
+        if self.capturing()? {
+            Err(Error::Capturing { op, reason })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Whether the stream is capturing a graph now.
+    fn capturing(&self) -> Result<bool, Error> {
         // SAFETY: a valid stream of the bound context.
         let status = unsafe { result::stream::is_capturing(self.stream.cu_stream()) }
             .during("query capture status")?;
-        if status == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
-            Ok(())
-        } else {
-            Err(Error::Capturing { op, reason })
-        }
+        Ok(status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
     }
 
     /// Whether the stream is capturing a graph now; counts the operation in `captured` if so.
     ///
     /// A captured launch keeps the addresses of the queue's storage and of its kernels for as
     /// long as the graph lives, which the queue cannot see (and a graph may be replayed after
-    /// the queue is gone). So once the queue has been captured it never frees its storage:
+    /// the queue is gone). So once the queue has been captured it never frees its reduce and
+    /// scan storage (row offsets are never captured: `upload_offsets` refuses):
     /// storage it replaces, and its storage when it is dropped, are leaked, and so is one
     /// reference to its [`Warpkit`] (its kernels stay loaded). Storage is never allocated
     /// during a capture: the operation is refused instead (an allocation captured into the
     /// graph would not exist until the graph runs).
     fn note_capture(&mut self) -> Result<bool, Error> {
-        // SAFETY: a valid stream of the bound context.
-        let status = unsafe { result::stream::is_capturing(self.stream.cu_stream()) }
-            .during("query capture status")?;
-        let capturing = status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        let capturing = self.capturing()?;
         if capturing {
             if self.captured == 0 {
                 std::mem::forget(self.wk.clone());
@@ -594,8 +597,8 @@ impl Queue {
             "it copies the row offsets from host memory, which a graph replay would read again after it is gone",
         )?;
         if self.offsets.as_ref().is_none_or(|b| b.len < offsets.len()) {
-            let old = self.offsets.take();
-            self.retire(old);
+            // (Never in a graph: `upload_offsets` refuses to run during a capture.)
+            self.offsets = None;
             self.offsets = Some(Buffer::new(&self.stream, offsets.len(), false)?);
         }
         let buffer = self.offsets.as_ref().expect("just allocated");
@@ -675,7 +678,7 @@ impl Drop for Queue {
         }
         // A graph may still replay captured work on this storage ([`Queue::note_capture`]).
         if self.captured > 0 {
-            std::mem::forget((self.reduce.take(), self.scan.take(), self.offsets.take()));
+            std::mem::forget((self.reduce.take(), self.scan.take()));
         }
     }
 }
