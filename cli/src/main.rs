@@ -3,7 +3,8 @@
 //! (`warpkit_host::reference`), and prints the result and the time. Exits with 1 on a
 //! mismatch or an error, so `compute-sanitizer` runs of it check results too.
 
-use clap::{Parser, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, ValueEnum};
 use half::{bf16, f16};
 use rand::Rng;
 use std::time::Instant;
@@ -13,14 +14,18 @@ use warpkit_host::reference::{self, Fold, Model};
 use warpkit_host::{ArgElement, ArgOp, DeviceOp, Element, Error, Queue, ScanKind, Warpkit};
 
 #[derive(Parser)]
-#[command(about = "Run a warpkit reduction or scan on generated data and check it")]
+#[command(
+    name = "warpkit",
+    about = "Run a warpkit reduction or scan on generated data and check it"
+)]
 struct Args {
     #[arg(value_enum)]
     what: What,
     #[arg(long, value_enum, default_value = "f32")]
     r#type: Type,
-    #[arg(long, value_enum, default_value = "sum")]
-    op: Op,
+    /// The operator of reduces and scans [default: sum]; arg-min and arg-max take none.
+    #[arg(long, value_enum)]
+    op: Option<Op>,
     /// Number of elements.
     #[arg(long, default_value_t = 1 << 24)]
     n: usize,
@@ -106,7 +111,7 @@ impl Run<'_> {
     where
         T::Accum: Model,
     {
-        match self.args.op {
+        match self.args.op.unwrap_or(Op::Sum) {
             Op::Sum => self.op::<T, Sum>(),
             Op::Min => self.op::<T, Min>(),
             Op::Max => self.op::<T, Max>(),
@@ -186,9 +191,6 @@ impl Run<'_> {
     where
         T::Accum: Model,
     {
-        if matches!(self.args.what, What::ArgMin | What::ArgMax) {
-            return Err(Error::MissingKernel("arg-min/arg-max take no --op".into()));
-        }
         let (data, stream, mut q) = self.setup::<T>()?;
         let n = data.len();
         let buffer = self.upload(&stream, &data)?;
@@ -322,8 +324,27 @@ fn driver(op: &'static str) -> impl Fn(warpkit_host::cudarc::driver::DriverError
     move |source| Error::Driver { op, source }
 }
 
+/// Refuses, as clap refuses a bad argument (usage and exit status 2), the combinations that
+/// its attributes cannot express.
+fn refuse_conflicts(args: &Args) {
+    let arg = matches!(args.what, What::ArgMin | What::ArgMax);
+    let conflict = match (arg, args.op, args.r#type) {
+        (true, Some(_), _) => {
+            "arg-min and arg-max take no --op: they find the index of the least or greatest value"
+        }
+        (true, None, Type::F16 | Type::Bf16) => {
+            "there are no arg-reduce kernels for f16 or bf16: convert to f32 and use --type f32"
+        }
+        _ => return,
+    };
+    Args::command()
+        .error(ErrorKind::ArgumentConflict, conflict)
+        .exit()
+}
+
 fn main() {
     let args = Args::parse();
+    refuse_conflicts(&args);
     let wk = match Warpkit::new(args.device) {
         Ok(wk) => wk,
         Err(e) => {
@@ -352,9 +373,7 @@ fn main() {
         (Type::I64, true) => run.arg::<i64>(),
         (Type::F32, true) => run.arg::<f32>(),
         (Type::F64, true) => run.arg::<f64>(),
-        (Type::F16 | Type::Bf16, true) => Err(Error::MissingKernel(
-            "no arg-reduce kernels for f16/bf16".into(),
-        )),
+        (Type::F16 | Type::Bf16, true) => unreachable!("refused by refuse_conflicts"),
     };
     match result {
         Ok(true) => {}

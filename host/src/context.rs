@@ -94,6 +94,8 @@ impl Warpkit {
 
     /// Like [`Warpkit::on`], but loads the PTX built for `target` (e.g. `sm_70` on a newer
     /// device, which the driver compiles for it: how the shuffle fallbacks run on new GPUs).
+    /// [`Error::UnknownTarget`] names the embedded targets where `target` is not one of them,
+    /// and [`Error::TargetCannotRun`] those this device and driver run where it is not.
     pub fn with_target(ctx: &Arc<CudaContext>, target: &str) -> Result<Warpkit, Error> {
         Self::load(ctx, Some(target), true)
     }
@@ -111,7 +113,22 @@ impl Warpkit {
         let (target, text) = match target {
             Some(name) => {
                 let found = ptx::KERNELS_PTX.iter().find(|(t, _)| *t == name);
-                *found.ok_or_else(|| Error::UnknownTarget(name.into(), available()))?
+                let (target, text) =
+                    *found.ok_or_else(|| Error::UnknownTarget(name.into(), available()))?;
+                if let Some(reason) = cannot_run(target, text, compute, driver) {
+                    let runnable = ptx::KERNELS_PTX
+                        .iter()
+                        .filter(|(t, text)| cannot_run(t, text, compute, driver).is_none())
+                        .map(|(t, _)| *t)
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    return Err(Error::TargetCannotRun {
+                        target: target.into(),
+                        reason,
+                        runnable,
+                    });
+                }
+                (target, text)
             }
             None => ptx::best_for(compute.0, compute.1, driver).ok_or_else(|| {
                 Error::NoPtxForDevice {
@@ -209,5 +226,43 @@ impl Warpkit {
 
     pub(crate) fn table(&self) -> &Table {
         &self.inner.table
+    }
+}
+
+/// Why the embedded `target` (PTX `text`) cannot run on a device of compute capability
+/// `compute` under driver version `driver`, if it cannot: the driver refuses such a module
+/// with a bare error code.
+fn cannot_run(target: &str, text: &str, compute: (u32, u32), driver: u32) -> Option<String> {
+    let (major, minor) = compute;
+    if !Target::parse(target).is_some_and(|t| t.runs_on(major, minor)) {
+        return Some(format!(
+            "it does not run on compute capability {major}.{minor}"
+        ));
+    }
+    match warpkit_builder::driver_for_ptx(text) {
+        Some(needed) if needed <= driver => None,
+        Some(needed) => Some(format!(
+            "its PTX needs driver version {needed} or newer, and the driver is {driver}: update the NVIDIA driver"
+        )),
+        None => Some("its PTX has no `.version` directive".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cannot_run;
+
+    #[test]
+    fn named_targets_are_checked_against_the_device_and_driver() {
+        let sm_90 = ".version 8.1\n.target sm_90\n";
+        let sm_100a = ".version 8.6\n.target sm_100a\n";
+        assert_eq!(cannot_run("sm_90", sm_90, (9, 0), 12010), None);
+        assert_eq!(cannot_run("sm_90", sm_90, (10, 0), 12090), None);
+        let older_driver = cannot_run("sm_90", sm_90, (9, 0), 12000).expect("refused");
+        assert!(older_driver.contains("12010"), "{older_driver}");
+        let other_device = cannot_run("sm_100a", sm_100a, (9, 0), 13000).expect("refused");
+        assert!(other_device.contains("9.0"), "{other_device}");
+        assert!(cannot_run("sm_100a", sm_100a, (10, 3), 13000).is_some());
+        assert!(cannot_run("sm_90", ".target sm_90\n", (9, 0), 13000).is_some());
     }
 }

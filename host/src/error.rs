@@ -33,6 +33,15 @@ pub enum Error {
     /// A target name that is not embedded.
     #[error("no embedded PTX for target {0} (have: {1})")]
     UnknownTarget(String, String),
+    /// An embedded target that this device or driver cannot run
+    /// ([`Warpkit::with_target`](crate::Warpkit::with_target)).
+    #[error("target {target} cannot run here: {reason} (this device and driver run: {runnable})")]
+    TargetCannotRun {
+        target: String,
+        reason: String,
+        /// The embedded targets that do run here, comma-separated.
+        runnable: String,
+    },
     /// A kernel a table needs is not in the loaded PTX.
     #[error("{0}")]
     MissingKernel(String),

@@ -160,11 +160,10 @@ impl Queue {
         check_output("scan", input, output, set.item_bytes, true)?;
         self.bind()?;
         self.enqueue_scan(
-            set.scan,
+            set,
             input.ptr,
             output.ptr,
             input.len,
-            set.item_bytes,
             kind,
             ScanPass::Single { carry: 0 },
         )

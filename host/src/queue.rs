@@ -4,6 +4,7 @@
 use crate::context::Warpkit;
 use crate::error::{During as _, Error};
 use crate::module::Kernel;
+use crate::ops::Set;
 use cudarc::driver::{
     CudaEvent, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, ValidAsZeroBits, result, sys,
 };
@@ -290,7 +291,7 @@ impl Queue {
     /// reference to its [`Warpkit`] (its kernels stay loaded). Storage is never allocated
     /// during a capture: the operation is refused instead (an allocation captured into the
     /// graph would not exist until the graph runs).
-    fn note_capture(&mut self) -> Result<bool, Error> {
+    pub(crate) fn note_capture(&mut self) -> Result<bool, Error> {
         let capturing = self.capturing()?;
         if capturing {
             if self.captured == 0 {
@@ -303,14 +304,14 @@ impl Queue {
 
     /// Frees `old` storage in stream order, or leaks it if the queue has been captured
     /// ([`Queue::note_capture`]).
-    fn retire<S>(&self, old: S) {
+    pub(crate) fn retire<S>(&self, old: S) {
         if self.captured > 0 {
             std::mem::forget(old);
         }
     }
 
     /// Refuses an operation that needs new storage during a capture ([`Queue::note_capture`]).
-    fn no_allocation_in_capture(op: &'static str, capturing: bool) -> Result<(), Error> {
+    pub(crate) fn no_allocation_in_capture(op: &'static str, capturing: bool) -> Result<(), Error> {
         if capturing {
             Err(Error::Capturing {
                 op,
@@ -501,22 +502,21 @@ impl Queue {
         r.during("write identity")
     }
 
-    /// Enqueues scan `kernel` of `len` items of `item_bytes` (status slots sized for them),
-    /// as the `pass` says.
-    #[allow(clippy::too_many_arguments)]
+    /// Enqueues the scan kernel of `set` over `len` items, as the `pass` says: tiles sized
+    /// for its items, status slots for its accumulator (what the tiles publish).
     pub(crate) fn enqueue_scan(
         &mut self,
-        kernel: Kernel,
+        set: Set,
         input: u64,
         output: u64,
         len: usize,
-        item_bytes: usize,
         kind: ScanKind,
         pass: ScanPass,
     ) -> Result<(), Error> {
         if len == 0 {
             return Ok(());
         }
+        let (kernel, item_bytes) = (set.scan, set.item_bytes);
         let tiles = scan_tiles(len, item_bytes)?;
         let (pass_code, carry, tile_prefixes) = pass.fields();
         // One cluster of at most 16 tiles: no look-back through global memory.
@@ -528,7 +528,7 @@ impl Queue {
         } else {
             pass_code
         };
-        let storage = self.scan_storage(tiles, item_bytes)?;
+        let storage = self.scan_storage(tiles, set.value_bytes)?;
         let params = params::Scan {
             input,
             output,
@@ -557,10 +557,10 @@ impl Queue {
         }
     }
 
-    /// Scan status for `tiles` tiles of `item_bytes`; new storage is zeroed on the stream, and
-    /// the old is freed on it after the work that uses it.
-    fn scan_storage(&mut self, tiles: usize, item_bytes: usize) -> Result<&ScanStorage, Error> {
-        let words = |capacity| layout::scan_status_words(capacity, item_bytes);
+    /// Scan status for `tiles` tiles publishing accumulators of `value_bytes`; new storage is
+    /// zeroed on the stream, and the old is freed on it after the work that uses it.
+    fn scan_storage(&mut self, tiles: usize, value_bytes: usize) -> Result<&ScanStorage, Error> {
+        let words = |capacity| layout::scan_status_words(capacity, value_bytes);
         let fits = self
             .scan
             .as_ref()
@@ -573,7 +573,7 @@ impl Queue {
                 .next_power_of_two()
                 .max(MIN_SCAN_CAPACITY)
                 .max(old.as_ref().map_or(0, |s| s.capacity));
-            // Room for the largest item size seen so far, too.
+            // Room for the largest accumulator seen so far, too.
             let status_words = words(capacity).max(old.as_ref().map_or(0, |s| s.status.len));
             self.retire(old);
             let control_words = std::mem::size_of::<layout::ScanControl>() / 4;

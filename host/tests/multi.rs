@@ -16,8 +16,9 @@ use half::{bf16, f16};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use warpkit::ops::{ArgMax, ArgMin, Max, Min, Sum};
 use warpkit_host::cudarc::driver::CudaSlice;
+use warpkit_host::cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use warpkit_host::multi::MultiGpu;
-use warpkit_host::reference::Model;
+use warpkit_host::reference::{self, Model};
 use warpkit_host::{ArgElement, DeviceOp, Element, Error, Queue, ScanKind, Warpkit, open_device};
 
 fn gpus_required() -> usize {
@@ -453,5 +454,64 @@ fn ragged_shards_small() {
         check::<u32, Sum>(&mut gpus, &mut single, &data, &lengths);
         let data: Vec<f64> = (0..n).map(|_| f64::finite(&mut rng)).collect();
         check::<f64, Sum>(&mut gpus, &mut single, &data, &lengths);
+    }
+}
+
+/// A graph that captured a sharded reduce keeps using the rank's scratch and communicator
+/// after the `MultiGpu` is gone: the first capture, before the rank has scratch, is refused
+/// with nothing captured (an allocation inside a graph exists only while it runs); after a
+/// warm-up the captured reduce replays right, twice, after the `MultiGpu` was dropped (which
+/// leaks what the graph uses rather than freeing it). One rank: a capture is per stream.
+#[test]
+fn captured_reduce_replays_after_the_gpus_are_gone() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if configurations().is_empty() {
+        return;
+    }
+    let mut gpus = MultiGpu::new(&[0]).unwrap();
+    let mut rng = StdRng::seed_from_u64(11);
+    let data: Vec<u32> = (0..(1 << 20) + 3).map(|_| rng.random()).collect();
+    let want = reference::reduce::<u32, Sum>(&data);
+    let input = shards(&gpus, &data, &[data.len()]);
+    let mut out = poisoned::<u32>(&gpus, &[1]);
+    let stream = gpus.stream(0).clone();
+    let ctx = stream.context().clone();
+    let capture = |gpus: &mut MultiGpu, out: &mut Vec<CudaSlice<u32>>| {
+        // SAFETY: nothing else uses these buffers on other streams during the capture.
+        unsafe { ctx.disable_event_tracking() };
+        stream
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .unwrap();
+        let reduced = gpus.reduce_into(&input, out, Sum);
+        let graph = stream.end_capture(CUgraphInstantiate_flags(0)).unwrap();
+        unsafe { ctx.enable_event_tracking() };
+        (reduced, graph)
+    };
+    let (reduced, graph) = capture(&mut gpus, &mut out);
+    match reduced {
+        Err(e @ Error::Capturing { .. }) => {
+            assert!(e.to_string().contains("before capturing"), "{e}")
+        }
+        other => panic!("the first capture: {other:?}"),
+    }
+    if let Some(graph) = graph {
+        let mut nodes = 0usize;
+        // SAFETY: a live graph; asks for the node count only.
+        unsafe { sys::cuGraphGetNodes(graph.cu_graph(), std::ptr::null_mut(), &mut nodes) }
+            .result()
+            .unwrap();
+        assert_eq!(nodes, 0, "the refused reduce captured work");
+    }
+    gpus.reduce_into(&input, &mut out, Sum).unwrap();
+    assert_eq!(stream.clone_dtoh(&out[0]).unwrap()[0], want, "warm-up");
+    let (reduced, graph) = capture(&mut gpus, &mut out);
+    reduced.unwrap();
+    let graph = graph.expect("a graph");
+    drop(gpus);
+    for replay in 0..2 {
+        stream.memcpy_htod(&[0xA5A5_A5A5u32], &mut out[0]).unwrap();
+        graph.launch().unwrap();
+        let got = stream.clone_dtoh(&out[0]).unwrap()[0];
+        assert_eq!(got, want, "replay {replay}");
     }
 }

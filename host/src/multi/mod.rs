@@ -74,6 +74,7 @@ use cudarc::driver::{
 };
 use nccl::Comm;
 pub use nccl::{DataType, RedOp, UniqueId};
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 use warpkit::ops::ReduceOp;
 
@@ -84,7 +85,8 @@ struct Rank {
     /// `world` gathered values, this rank's value, its carry, then the scan's tile values
     /// (each part 16-byte aligned).
     scratch: Option<Buffer<u8>>,
-    comm: Comm,
+    /// Destroyed with the rank unless a graph captured the rank's work (see `Drop`).
+    comm: ManuallyDrop<Comm>,
 }
 
 /// The addresses in a rank's scratch storage for values of `bytes` bytes.
@@ -97,15 +99,33 @@ struct Slots {
     tiles: u64,
 }
 
+impl Drop for Rank {
+    /// Once a graph has captured the rank's work, leaks its scratch and its communicator,
+    /// which the graph's launches use for as long as it lives (the queue's rule for its own
+    /// storage, [`Queue::note_capture`]).
+    fn drop(&mut self) {
+        self.queue.retire(self.scratch.take());
+        if self.queue.captured == 0 {
+            // SAFETY: dropped once, here; the field is not used after.
+            unsafe { ManuallyDrop::drop(&mut self.comm) };
+        }
+    }
+}
+
 const fn round16(x: usize) -> usize {
     x.div_ceil(16) * 16
 }
 
 impl Rank {
+    /// The scratch storage's slots, grown first if need be. Under graph capture the scratch is
+    /// kept as the queue keeps its own storage ([`Queue::note_capture`]): never allocated
+    /// during a capture, and never freed once captured.
     fn slots(&mut self, world: usize, bytes: usize, tiles: usize) -> Result<Slots, Error> {
         let need = round16(world * bytes) + 2 * round16(bytes) + tiles * bytes;
+        let capturing = self.queue.note_capture()?;
         if self.scratch.as_ref().is_none_or(|b| b.len < need) {
-            self.scratch = None;
+            Queue::no_allocation_in_capture("multi-GPU operation", capturing)?;
+            self.queue.retire(self.scratch.take());
             self.scratch = Some(Buffer::new(&self.queue.stream, need.max(256), false)?);
         }
         let base = self.scratch.as_ref().expect("just allocated").ptr;
@@ -154,7 +174,7 @@ impl MultiGpu {
                 rank,
                 queue: Queue::new(wk, &stream)?,
                 scratch: None,
-                comm,
+                comm: ManuallyDrop::new(comm),
             });
         }
         Ok(MultiGpu {
@@ -196,7 +216,7 @@ impl MultiGpu {
                 rank,
                 queue: Queue::new(&wk, &stream)?,
                 scratch: None,
-                comm,
+                comm: ManuallyDrop::new(comm),
             }],
             world,
         })
@@ -488,6 +508,10 @@ impl MultiGpu {
             });
         }
         self.check_contexts("nccl_all_reduce", buffers)?;
+        // A captured all-reduce keeps the communicators alive (`Rank`'s `Drop`).
+        for rank in &mut self.ranks {
+            rank.queue.note_capture()?;
+        }
         let streams = self.streams();
         let (outs, _g) = ranges_out(&streams, buffers);
         let ranks = &self.ranks;
@@ -604,16 +628,23 @@ fn gather_values(
     mut value: impl FnMut(&mut Queue, &Plan, Range, Slots) -> Result<(), Error>,
 ) -> Result<Vec<Slots>, Error> {
     let bytes = plans[0].fold.value_bytes;
-    let mut slots = Vec::new();
-    for ((rank, plan), &input) in ranks.iter_mut().zip(plans).zip(inputs) {
+    // Every rank's scratch first: one that cannot have it (during a capture) refuses the
+    // operation before any rank has enqueued work.
+    let slots = ranks
+        .iter_mut()
+        .zip(inputs)
+        .map(|(rank, &input)| {
+            rank.queue.bind()?;
+            rank.slots(world, bytes, tiles(input)?)
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    for (((rank, plan), &input), &s) in ranks.iter_mut().zip(plans).zip(inputs).zip(&slots) {
         rank.queue.bind()?;
-        let s = rank.slots(world, bytes, tiles(input)?)?;
         if input.len == 0 {
             rank.queue.write_bytes(s.mine, identity)?;
         } else {
             value(&mut rank.queue, plan, input, s)?;
         }
-        slots.push(s);
     }
     let ranks = &*ranks;
     nccl::group(|| {
@@ -695,14 +726,14 @@ fn run_scan(
         let queue = &mut ranks[0].queue;
         queue.bind()?;
         let pass = ScanPass::Single { carry: 0 };
-        return queue.enqueue_scan(set.scan, i.ptr, o.ptr, i.len, item, kind, pass);
+        return queue.enqueue_scan(set, i.ptr, o.ptr, i.len, kind, pass);
     }
     let shard_tiles = |input: Range| scan_tiles(input.len, item);
     // The shard's tile totals, then their fold: the shard's total.
     let tile_totals = |queue: &mut Queue, plan: &Plan, input: Range, s: Slots| {
         let (set, fold) = (plan.set, plan.fold);
         let pass = ScanPass::TileTotals { tiles: s.tiles };
-        queue.enqueue_scan(set.scan, input.ptr, 0, input.len, item, kind, pass)?;
+        queue.enqueue_scan(set, input.ptr, 0, input.len, kind, pass)?;
         let bytes = fold.value_bytes;
         let tiles = shard_tiles(input)?;
         queue.enqueue_reduce(fold.reduce, s.tiles, tiles, bytes, bytes, Some(s.mine))
@@ -741,17 +772,9 @@ fn run_scan(
         let tiles = shard_tiles(i)?;
         let pass = ScanPass::Single { carry };
         let exclusive = ScanKind::Exclusive;
-        queue.enqueue_scan(
-            plan.fold.scan,
-            s.tiles,
-            s.tiles,
-            tiles,
-            bytes,
-            exclusive,
-            pass,
-        )?;
+        queue.enqueue_scan(plan.fold, s.tiles, s.tiles, tiles, exclusive, pass)?;
         let pass = ScanPass::FromTilePrefixes { tiles: s.tiles };
-        queue.enqueue_scan(plan.set.scan, i.ptr, o.ptr, i.len, item, kind, pass)?;
+        queue.enqueue_scan(plan.set, i.ptr, o.ptr, i.len, kind, pass)?;
     }
     Ok(())
 }
