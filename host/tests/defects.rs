@@ -374,3 +374,45 @@ fn wrong_context_is_refused() {
         Err(Error::WrongContext { .. })
     ));
 }
+
+/// Every embedded target either loads (those this device runs: each then reduces right) or is
+/// refused by name with the targets that do run here, never with the driver's bare error (an
+/// `sm_100a` module on an H200 was `CUDA_ERROR_NO_BINARY_FOR_GPU` before).
+#[test]
+fn named_targets_load_or_say_which_run_here() {
+    let Some(wk) = device(None) else { return };
+    let ctx = wk.context().clone();
+    let (major, minor) = ctx.compute_capability().unwrap();
+    let (major, minor) = (major as u32, minor as u32);
+    let data: Vec<u32> = (0..100_003u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let want = reference::reduce::<u32, Sum>(&data);
+    let mut loaded = 0;
+    for target in warpkit_host::ptx::targets() {
+        match Warpkit::with_target(&ctx, target) {
+            Ok(wk) => {
+                let t = warpkit_builder::Target::parse(target).unwrap();
+                assert!(t.runs_on(major, minor), "{target} loaded on {major}.{minor}");
+                let stream = wk.new_stream().unwrap();
+                let mut q = Queue::new(&wk, &stream).unwrap();
+                let input = stream.clone_htod(&data).unwrap();
+                assert_eq!(q.reduce(&input, Sum).unwrap(), want, "{target}");
+                loaded += 1;
+            }
+            Err(e @ Error::TargetCannotRun { .. }) => {
+                let message = e.to_string();
+                let Error::TargetCannotRun { runnable, .. } = e else {
+                    unreachable!()
+                };
+                assert!(runnable.contains("sm_70"), "{message}");
+                assert!(!runnable.contains(target), "{message}");
+                eprintln!("refused as expected: {message}");
+            }
+            Err(e) => panic!("{target}: {e}"),
+        }
+    }
+    assert!(loaded >= 2, "sm_70 and sm_80 run on every device these tests target");
+    assert!(matches!(
+        Warpkit::with_target(&ctx, "sm_52"),
+        Err(Error::UnknownTarget(..))
+    ));
+}
