@@ -384,14 +384,19 @@ fn named_targets_load_or_say_which_run_here() {
     let ctx = wk.context().clone();
     let (major, minor) = ctx.compute_capability().unwrap();
     let (major, minor) = (major as u32, minor as u32);
-    let data: Vec<u32> = (0..100_003u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let data: Vec<u32> = (0..100_003u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
     let want = reference::reduce::<u32, Sum>(&data);
     let mut loaded = 0;
     for target in warpkit_host::ptx::targets() {
         match Warpkit::with_target(&ctx, target) {
             Ok(wk) => {
                 let t = warpkit_builder::Target::parse(target).unwrap();
-                assert!(t.runs_on(major, minor), "{target} loaded on {major}.{minor}");
+                assert!(
+                    t.runs_on(major, minor),
+                    "{target} loaded on {major}.{minor}"
+                );
                 let stream = wk.new_stream().unwrap();
                 let mut q = Queue::new(&wk, &stream).unwrap();
                 let input = stream.clone_htod(&data).unwrap();
@@ -410,7 +415,10 @@ fn named_targets_load_or_say_which_run_here() {
             Err(e) => panic!("{target}: {e}"),
         }
     }
-    assert!(loaded >= 2, "sm_70 and sm_80 run on every device these tests target");
+    assert!(
+        loaded >= 2,
+        "sm_70 and sm_80 run on every device these tests target"
+    );
     assert!(matches!(
         Warpkit::with_target(&ctx, "sm_52"),
         Err(Error::UnknownTarget(..))
