@@ -333,7 +333,7 @@ fn refuse_conflicts(args: &Args) {
             "arg-min and arg-max take no --op: they find the index of the least or greatest value"
         }
         (true, None, Type::F16 | Type::Bf16) => {
-            "there are no arg-reduce kernels for f16 or bf16: convert to f32 and use --type f32"
+            "there are no arg-reduce kernels for f16 or bf16: use --type f32 or f64"
         }
         _ => return,
     };

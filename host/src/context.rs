@@ -120,8 +120,11 @@ impl Warpkit {
                         .iter()
                         .filter(|(t, text)| cannot_run(t, text, compute, driver).is_none())
                         .map(|(t, _)| *t)
-                        .collect::<Vec<_>>()
-                        .join(", ");
+                        .collect::<Vec<_>>();
+                    let runnable = match runnable.join(", ") {
+                        none if none.is_empty() => "none: update the NVIDIA driver".into(),
+                        some => some,
+                    };
                     return Err(Error::TargetCannotRun {
                         target: target.into(),
                         reason,

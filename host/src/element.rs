@@ -74,6 +74,50 @@ pub trait ArgElement: Element + sealed::ArgElement {
     type Index: Pod + Into<u64> + Debug + PartialEq + Send + Sync;
 }
 
+/// An arg-min or arg-max left on the device by [`Queue::arg_reduce_into`](crate::Queue::arg_reduce_into):
+/// the extreme value and the lowest index holding it, laid out as the kernels write them (the
+/// value, then the index, which has the value's size: no padding).
+///
+/// ```no_run
+/// # fn main() -> Result<(), warpkit_host::Error> {
+/// use warpkit::ops::ArgMin;
+/// use warpkit_host::{ArgResult, Queue, Warpkit};
+///
+/// let wk = Warpkit::new(0)?;
+/// let stream = wk.new_stream()?;
+/// let mut queue = Queue::new(&wk, &stream)?;
+/// let data = stream.clone_htod(&[3.0f32, -1.0, 7.0, -1.0]).unwrap();
+/// let mut lowest = stream.alloc_zeros::<ArgResult<f32>>(1).unwrap();
+/// queue.arg_reduce_into(&data, &mut lowest, ArgMin)?; // enqueued only: can be captured
+/// let found = stream.clone_dtoh(&lowest).unwrap()[0];
+/// assert_eq!((found.value, found.index), (-1.0, 1));
+/// # Ok(())
+/// # }
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArgResult<T: ArgElement> {
+    pub value: T,
+    pub index: T::Index,
+}
+
+impl<T: ArgElement> ArgResult<T> {
+    /// Evaluated where an arg-reduce writes one: the layout is the kernels' (no padding).
+    pub(crate) const KERNEL_LAYOUT: () = assert!(
+        size_of::<Self>() == size_of::<T>() + size_of::<T::Index>()
+            && size_of::<T>() == size_of::<T::Index>()
+    );
+}
+
+// SAFETY (the four impls): `repr(C)` of two plain-data fields of the same size, so no padding,
+// for every `ArgElement` (sealed: `u32`, `i32`, `f32` beside a `u32`; `u64`, `i64`, `f64`
+// beside a `u64`; `arg_result_has_no_padding` checks each); every bit pattern, zero included,
+// is a valid value.
+unsafe impl<T: ArgElement> bytemuck::Zeroable for ArgResult<T> {}
+unsafe impl<T: ArgElement> Pod for ArgResult<T> {}
+unsafe impl<T: ArgElement> DeviceRepr for ArgResult<T> {}
+unsafe impl<T: ArgElement> ValidAsZeroBits for ArgResult<T> {}
+
 /// An operator of the library's kernels: `Sum`, `Min`, `Max` from `warpkit::ops`. Sealed.
 pub trait DeviceOp: sealed::Op + Copy + Default + Debug + Send + Sync + 'static {
     /// The operator's name in kernel names (`sum`).
@@ -144,4 +188,27 @@ pub(crate) const fn position(list: &[&str], name: &str) -> usize {
         i += 1;
     }
     panic!("name not in the kernel list")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ArgElement, ArgResult};
+
+    fn whole<T: ArgElement>() {
+        let () = ArgResult::<T>::KERNEL_LAYOUT;
+        assert_eq!(
+            size_of::<ArgResult<T>>(),
+            size_of::<T>() + size_of::<T::Index>()
+        );
+    }
+
+    #[test]
+    fn arg_result_has_no_padding() {
+        whole::<u32>();
+        whole::<i32>();
+        whole::<f32>();
+        whole::<u64>();
+        whole::<i64>();
+        whole::<f64>();
+    }
 }

@@ -92,7 +92,7 @@ pub mod reference;
 
 pub use context::{Warpkit, open_device};
 pub use custom::{Custom, CustomKernels, DeclaredLayout, declared_layout};
-pub use element::{ArgElement, ArgOp, DeviceOp, Element, Limits, identity};
+pub use element::{ArgElement, ArgOp, ArgResult, DeviceOp, Element, Limits, identity};
 pub use error::Error;
 pub use kernels::names as kernel_names;
 pub use module::{Image, Module};

@@ -1,7 +1,7 @@
 //! The operations of a [`Queue`]: argument checks on addresses and lengths (shared by the
 //! typed API on cudarc slices, the raw entry and custom kernels), then the typed API.
 
-use crate::element::{ArgElement, ArgOp, DeviceOp, Element, identity};
+use crate::element::{ArgElement, ArgOp, ArgResult, DeviceOp, Element, identity};
 use crate::error::Error;
 use crate::module::Kernel;
 use crate::queue::{Queue, ScanKind, ScanPass};
@@ -440,6 +440,41 @@ impl Queue {
             std::mem::size_of::<T::Index>(),
         )?;
         Ok(found.map(|(v, i)| (value(&v), i as usize)))
+    }
+
+    /// [`Queue::arg_reduce`] left on the device in `output[0]`, enqueued only (no wait, so it
+    /// can be captured in a graph). Empty input is refused ([`Error::LengthMismatch`]): there
+    /// is no index to write.
+    pub fn arg_reduce_into<T: ArgElement, O: ArgOp>(
+        &mut self,
+        input: &impl DevicePtr<T>,
+        output: &mut impl DevicePtrMut<ArgResult<T>>,
+        _op: O,
+    ) -> Result<(), Error> {
+        let () = ArgResult::<T>::KERNEL_LAYOUT;
+        let op = "arg_reduce_into";
+        let stream = self.stream.clone();
+        let (input, _ri) = input!(self, "arg_reduce_into", stream, input);
+        let (output, _ro) = output!(self, "arg_reduce_into", stream, output);
+        for (what, found) in [("input", input.len), ("output", output.len)] {
+            if found == 0 {
+                return Err(Error::LengthMismatch {
+                    op,
+                    what,
+                    expected: 1,
+                    found,
+                });
+            }
+        }
+        let kernel = self.wk.table().of::<T>().arg[O::INDEX];
+        self.enqueue_arg_reduce(
+            op,
+            kernel,
+            input,
+            std::mem::size_of::<T>(),
+            std::mem::size_of::<T::Index>(),
+            Some(output.ptr),
+        )
     }
 
     /// Enqueues a scan of `input` into `output` (same length, disjoint).

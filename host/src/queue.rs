@@ -311,7 +311,7 @@ impl Queue {
     }
 
     /// Refuses an operation that needs new storage during a capture ([`Queue::note_capture`]).
-    pub(crate) fn no_allocation_in_capture(op: &'static str, capturing: bool) -> Result<(), Error> {
+    fn no_allocation_in_capture(op: &'static str, capturing: bool) -> Result<(), Error> {
         if capturing {
             Err(Error::Capturing {
                 op,
@@ -542,8 +542,9 @@ impl Queue {
             pass: pass_code,
             tiles: tile_prefixes,
         };
-        // SAFETY: scan kernels take `params::Scan`; one block per tile; the status has room for
-        // `capacity ≥ tiles` tiles of this item size and was zeroed when allocated; the
+        // SAFETY: scan kernels take `params::Scan`; one block per tile; the status has slots for
+        // `capacity ≥ tiles` tiles of this accumulator size (`set.value_bytes`, what the kernel
+        // publishes) and was zeroed when allocated; the
         // kernel keeps the control block (epoch) itself; `pass` holds what its variant says.
         unsafe {
             kernel.launch(

@@ -12,7 +12,9 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use warpkit::ops::{ArgMax, ArgMin, Max, Min, Sum};
 use warpkit_host::cudarc::driver::CudaSlice;
 use warpkit_host::reference::{self, Fold, Model};
-use warpkit_host::{ArgElement, ArgOp, DeviceOp, Element, Queue, ScanKind, Warpkit};
+use warpkit_host::{
+    ArgElement, ArgOp, ArgResult, DeviceOp, Element, Error, Queue, ScanKind, Warpkit,
+};
 
 /// A test element: random values and how results are compared.
 trait TestElement: Element + Default
@@ -211,6 +213,34 @@ where
         "{}: not deterministic",
         what()
     );
+    // The same left on the device, in a poisoned slot: the value's bits and the index.
+    let mut poison = <ArgResult<T> as bytemuck::Zeroable>::zeroed();
+    bytemuck::bytes_of_mut(&mut poison).fill(0xA5);
+    let mut slot = upload(&[poison]);
+    let enqueued = q.arg_reduce_into(input, &mut slot, O::default());
+    match got {
+        None => assert!(
+            matches!(enqueued, Err(Error::LengthMismatch { .. })),
+            "{}: {enqueued:?}",
+            what()
+        ),
+        Some((v, i)) => {
+            enqueued.unwrap();
+            let on_device = stream().clone_dtoh(&slot).unwrap()[0];
+            assert_eq!(
+                bytemuck::bytes_of(&on_device.value),
+                bytemuck::bytes_of(&v),
+                "{}: arg_reduce_into's value",
+                what()
+            );
+            assert_eq!(
+                on_device.index.into(),
+                i as u64,
+                "{}: arg_reduce_into's index",
+                what()
+            );
+        }
+    }
 }
 
 /// Scans `data[from..]`, uploaded as `input`, into a poisoned buffer `to` items in (so 4-byte

@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use warpkit::ops::{ArgMin, Max, Min, Sum};
 use warpkit_host::cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use warpkit_host::reference;
-use warpkit_host::{Error, Queue, ScanKind, Warpkit};
+use warpkit_host::{ArgResult, Error, Queue, ScanKind, Warpkit};
 
 fn rng() -> StdRng {
     let s: u64 = rand::random();
@@ -64,8 +64,8 @@ fn busy_default_stream_does_not_matter() {
     legacy.synchronize().unwrap();
 }
 
-/// The scan epoch was a by-value kernel parameter, so a replayed graph reused it. Now: reduce
-/// and scan captured once, replayed 3 times with fresh data copied into the same buffers; with
+/// The scan epoch was a by-value kernel parameter, so a replayed graph reused it. Now: reduce,
+/// arg-min and scan captured once, replayed 3 times with fresh data copied into the same buffers; with
 /// grids of one wave and of several, and a scan small enough to launch as one thread block
 /// cluster (sm_90+).
 #[test]
@@ -81,9 +81,11 @@ fn capture_and_replay(wk: &Warpkit, n: usize) {
     let mut input = stream.alloc_zeros::<u32>(n).unwrap();
     let mut scanned = stream.alloc_zeros::<u32>(n).unwrap();
     let mut total = stream.alloc_zeros::<u32>(1).unwrap();
+    let mut lowest = stream.alloc_zeros::<ArgResult<u32>>(1).unwrap();
     let mut q = Queue::new(wk, &stream).unwrap();
     // One call of each, so the queue's storage exists before the capture.
     q.reduce_into(&input, &mut total, Sum).unwrap();
+    q.arg_reduce_into(&input, &mut lowest, ArgMin).unwrap();
     q.scan(&input, &mut scanned, Sum, ScanKind::Exclusive)
         .unwrap();
     q.synchronize().unwrap();
@@ -94,6 +96,7 @@ fn capture_and_replay(wk: &Warpkit, n: usize) {
         .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
         .unwrap();
     q.reduce_into(&input, &mut total, Sum).unwrap();
+    q.arg_reduce_into(&input, &mut lowest, ArgMin).unwrap();
     q.scan(&input, &mut scanned, Sum, ScanKind::Exclusive)
         .unwrap();
     assert!(matches!(
@@ -126,8 +129,20 @@ fn capture_and_replay(wk: &Warpkit, n: usize) {
         stream
             .memcpy_htod(&[0xA5A5_A5A5u32; 1], &mut total)
             .unwrap();
+        let poison = ArgResult {
+            value: 0xA5A5_A5A5u32,
+            index: 0xA5A5_A5A5,
+        };
+        stream.memcpy_htod(&[poison], &mut lowest).unwrap();
         graph.launch().unwrap();
         stream.synchronize().unwrap();
+        let found = stream.clone_dtoh(&lowest).unwrap()[0];
+        let want = reference::arg_reduce::<u32, ArgMin>(&data).expect("not empty");
+        assert_eq!(
+            (found.value, found.index as usize),
+            want,
+            "n {n}, replay {replay}: arg-min"
+        );
         assert_eq!(
             stream.clone_dtoh(&total).unwrap()[0],
             reference::reduce::<u32, Sum>(&data),
@@ -389,6 +404,12 @@ fn named_targets_load_or_say_which_run_here() {
         .collect();
     let want = reference::reduce::<u32, Sum>(&data);
     let mut loaded = 0;
+    let mut driver = 0;
+    // SAFETY: writes one integer.
+    unsafe { sys::cuDriverGetVersion(&mut driver) }
+        .result()
+        .unwrap();
+    let driver = driver as u32;
     for target in warpkit_host::ptx::targets() {
         match Warpkit::with_target(&ctx, target) {
             Ok(wk) => {
@@ -408,8 +429,17 @@ fn named_targets_load_or_say_which_run_here() {
                 let Error::TargetCannotRun { runnable, .. } = e else {
                     unreachable!()
                 };
-                assert!(runnable.contains("sm_70"), "{message}");
-                assert!(!runnable.contains(target), "{message}");
+                // Refused only where the device or the driver cannot run it.
+                let t = warpkit_builder::Target::parse(target).unwrap();
+                let ptx = warpkit_host::ptx::for_target(target).unwrap();
+                let needs = warpkit_builder::driver_for_ptx(ptx).unwrap();
+                assert!(
+                    !t.runs_on(major, minor) || needs > driver,
+                    "{target} refused on {major}.{minor} under driver {driver}: {message}"
+                );
+                let runnable: Vec<&str> = runnable.split(", ").collect();
+                assert!(runnable.contains(&"sm_70"), "{message}");
+                assert!(!runnable.contains(&target), "{message}");
                 eprintln!("refused as expected: {message}");
             }
             Err(e) => panic!("{target}: {e}"),
@@ -419,6 +449,8 @@ fn named_targets_load_or_say_which_run_here() {
         loaded >= 2,
         "sm_70 and sm_80 run on every device these tests target"
     );
+    // The target `Warpkit::on` picks loads by name too.
+    Warpkit::with_target(&ctx, wk.target()).unwrap();
     assert!(matches!(
         Warpkit::with_target(&ctx, "sm_52"),
         Err(Error::UnknownTarget(..))

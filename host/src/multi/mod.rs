@@ -124,7 +124,14 @@ impl Rank {
         let need = round16(world * bytes) + 2 * round16(bytes) + tiles * bytes;
         let capturing = self.queue.note_capture()?;
         if self.scratch.as_ref().is_none_or(|b| b.len < need) {
-            Queue::no_allocation_in_capture("multi-GPU operation", capturing)?;
+            if capturing {
+                return Err(Error::Capturing {
+                    op: "multi-GPU reduce or scan",
+                    reason: "a GPU needs more scratch storage than it has: run the same call \
+                             once outside the capture, with the same shard lengths, before \
+                             capturing",
+                });
+            }
             self.queue.retire(self.scratch.take());
             self.scratch = Some(Buffer::new(&self.queue.stream, need.max(256), false)?);
         }
@@ -510,6 +517,7 @@ impl MultiGpu {
         self.check_contexts("nccl_all_reduce", buffers)?;
         // A captured all-reduce keeps the communicators alive (`Rank`'s `Drop`).
         for rank in &mut self.ranks {
+            rank.queue.bind()?;
             rank.queue.note_capture()?;
         }
         let streams = self.streams();
@@ -629,7 +637,8 @@ fn gather_values(
 ) -> Result<Vec<Slots>, Error> {
     let bytes = plans[0].fold.value_bytes;
     // Every rank's scratch first: one that cannot have it (during a capture) refuses the
-    // operation before any rank has enqueued work.
+    // operation before any rank has enqueued work. (The ranks' queues check their own storage
+    // as they enqueue, as on one GPU.)
     let slots = ranks
         .iter_mut()
         .zip(inputs)
