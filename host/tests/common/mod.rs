@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
-use warpkit_host::cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
+use warpkit_host::cudarc::driver::{CudaGraph, CudaSlice, CudaStream, DeviceRepr, sys};
 use warpkit_host::{Error, Warpkit, open_device};
 
 /// Whether a missing GPU is a failure (the GPU machine sets `WARPKIT_REQUIRE_GPU=1`).
@@ -73,4 +73,17 @@ pub fn runnable_targets(wk: &Warpkit) -> Vec<&'static str> {
                 .runs_on(major, minor)
         })
         .collect()
+}
+
+/// A capture whose operations were all refused captured nothing: the graph the driver
+/// returned for it, if any, has no nodes.
+pub fn assert_captured_nothing(graph: Option<CudaGraph>, what: &str) {
+    if let Some(graph) = graph {
+        let mut nodes = 0usize;
+        // SAFETY: a live graph; asks for the node count only.
+        unsafe { sys::cuGraphGetNodes(graph.cu_graph(), std::ptr::null_mut(), &mut nodes) }
+            .result()
+            .unwrap();
+        assert_eq!(nodes, 0, "{what} captured work");
+    }
 }
