@@ -292,7 +292,10 @@ impl Queue {
         if input.len == 0 {
             return Ok(None);
         }
-        self.not_capturing("arg_reduce", "it returns the result to the host")?;
+        self.not_capturing(
+            "arg_reduce",
+            "it returns the result to the host; use arg_reduce_into",
+        )?;
         self.enqueue_arg_reduce("arg_reduce", kernel, input, item, index_bytes, None)?;
         let bytes = self.read_result(item + index_bytes)?;
         let mut index = [0u8; 8];
