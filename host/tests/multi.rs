@@ -508,3 +508,59 @@ fn captured_reduce_replays_after_the_gpus_are_gone() {
         assert_eq!(got, want, "replay {replay}");
     }
 }
+
+/// The same over two GPUs: one capture, begun on rank 0's stream, with rank 1's stream forked
+/// into it and joined back by events (how one thread captures NCCL work on several GPUs),
+/// replayed after the `MultiGpu` is dropped. The graph holds both ranks' parts of NCCL's
+/// all-gather, so the replays are right only if the communicators outlived the `MultiGpu`
+/// (which leaks them once captured).
+#[test]
+fn captured_two_rank_reduce_replays_after_the_gpus_are_gone() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(ordinals) = configurations().into_iter().find(|c| c.len() == 2) else {
+        eprintln!("skipped: the two-rank capture needs two GPUs");
+        return;
+    };
+    let mut gpus = MultiGpu::new(&ordinals).unwrap();
+    let mut rng = StdRng::seed_from_u64(12);
+    let data: Vec<u32> = (0..(1 << 20) + 3).map(|_| rng.random()).collect();
+    let want = reference::reduce::<u32, Sum>(&data);
+    let input = shards(&gpus, &data, &MultiGpu::shard_lengths(data.len(), 2));
+    let mut out = poisoned::<u32>(&gpus, &[1, 1]);
+    gpus.reduce_into(&input, &mut out, Sum).unwrap();
+    gpus.synchronize().unwrap();
+    let (first, second) = (gpus.stream(0).clone(), gpus.stream(1).clone());
+    for s in [&first, &second] {
+        // SAFETY: nothing else uses these buffers on other streams during the capture.
+        unsafe { s.context().disable_event_tracking() };
+    }
+    first
+        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .unwrap();
+    let fork = first.record_event(None).unwrap();
+    second.wait(&fork).unwrap();
+    let reduced = gpus.reduce_into(&input, &mut out, Sum);
+    let join = second.record_event(None).unwrap();
+    first.wait(&join).unwrap();
+    let graph = first.end_capture(CUgraphInstantiate_flags(0));
+    for s in [&first, &second] {
+        unsafe { s.context().enable_event_tracking() };
+    }
+    reduced.unwrap();
+    let graph = graph.unwrap().expect("a graph");
+    drop(gpus);
+    for replay in 0..2 {
+        first.memcpy_htod(&[0xA5A5_A5A5u32], &mut out[0]).unwrap();
+        second.memcpy_htod(&[0xA5A5_A5A5u32], &mut out[1]).unwrap();
+        second.synchronize().unwrap();
+        graph.launch().unwrap();
+        first.synchronize().unwrap();
+        for (rank, (s, o)) in [&first, &second].into_iter().zip(&out).enumerate() {
+            assert_eq!(
+                s.clone_dtoh(o).unwrap()[0],
+                want,
+                "replay {replay}, rank {rank}"
+            );
+        }
+    }
+}
