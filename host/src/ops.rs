@@ -303,6 +303,36 @@ impl Queue {
         Ok(Some((bytes[..item].to_vec(), u64::from_le_bytes(index))))
     }
 
+    /// Enqueues the arg-reduce of `T` and `O` over `input` into `output[0]`, an
+    /// [`ArgResult<T>`]; refuses an empty input or output (there is no index to write).
+    pub(crate) fn do_arg_reduce_into<T: ArgElement, O: ArgOp>(
+        &mut self,
+        op: &'static str,
+        input: Range,
+        output: Range,
+    ) -> Result<(), Error> {
+        let () = ArgResult::<T>::KERNEL_LAYOUT;
+        for (what, found) in [("input", input.len), ("output", output.len)] {
+            if found == 0 {
+                return Err(Error::LengthMismatch {
+                    op,
+                    what,
+                    expected: 1,
+                    found,
+                });
+            }
+        }
+        let kernel = self.wk.table().of::<T>().arg[O::INDEX];
+        self.enqueue_arg_reduce(
+            op,
+            kernel,
+            input,
+            std::mem::size_of::<T>(),
+            std::mem::size_of::<T::Index>(),
+            Some(output.ptr),
+        )
+    }
+
     /// Enqueues arg-reduce `kernel` over `input` (`len > 0`), writing the value (`item`
     /// bytes) and then the index (`index_bytes`) to `output` (`None`: the result slot).
     pub(crate) fn enqueue_arg_reduce(
@@ -454,30 +484,10 @@ impl Queue {
         output: &mut impl DevicePtrMut<ArgResult<T>>,
         _op: O,
     ) -> Result<(), Error> {
-        let () = ArgResult::<T>::KERNEL_LAYOUT;
-        let op = "arg_reduce_into";
         let stream = self.stream.clone();
         let (input, _ri) = input!(self, "arg_reduce_into", stream, input);
         let (output, _ro) = output!(self, "arg_reduce_into", stream, output);
-        for (what, found) in [("input", input.len), ("output", output.len)] {
-            if found == 0 {
-                return Err(Error::LengthMismatch {
-                    op,
-                    what,
-                    expected: 1,
-                    found,
-                });
-            }
-        }
-        let kernel = self.wk.table().of::<T>().arg[O::INDEX];
-        self.enqueue_arg_reduce(
-            op,
-            kernel,
-            input,
-            std::mem::size_of::<T>(),
-            std::mem::size_of::<T::Index>(),
-            Some(output.ptr),
-        )
+        self.do_arg_reduce_into::<T, O>("arg_reduce_into", input, output)
     }
 
     /// Enqueues a scan of `input` into `output` (same length, disjoint).

@@ -88,7 +88,8 @@ impl Queue {
     /// [`Queue::arg_reduce`] left on the device, enqueued only (no wait, so it can be timed
     /// back to back and captured in a graph): at `output`, the value (`size_of::<T>()` bytes)
     /// and right after it the index as `T::Index` (`u32` beside 32-bit values, `u64` beside
-    /// 64-bit ones), `size_of::<T>() + size_of::<T::Index>()` bytes aligned for `T::Index`.
+    /// 64-bit ones), `size_of::<T>() + size_of::<T::Index>()` bytes aligned for `T::Index`: an
+    /// [`ArgResult<T>`](crate::ArgResult).
     /// Empty input is refused (there is no index to write).
     ///
     /// # Safety
@@ -99,23 +100,15 @@ impl Queue {
         len: usize,
         output: u64,
     ) -> Result<(), Error> {
-        if len == 0 {
-            return Err(Error::LengthMismatch {
-                op: "arg_reduce_into_raw",
-                what: "input",
-                expected: 1,
-                found: 0,
-            });
-        }
-        let kernel = self.wk.table().of::<T>().arg[O::INDEX];
-        self.enqueue_arg_reduce(
-            "arg_reduce_into_raw",
-            kernel,
+        // `output` holds one result (the impl block's condition).
+        let (input, output) = (
             Range { ptr: input, len },
-            std::mem::size_of::<T>(),
-            std::mem::size_of::<T::Index>(),
-            Some(output),
-        )
+            Range {
+                ptr: output,
+                len: 1,
+            },
+        );
+        self.do_arg_reduce_into::<T, O>("arg_reduce_into_raw", input, output)
     }
 
     /// [`Queue::scan`] on addresses (`input == output` scans in place).

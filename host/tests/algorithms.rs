@@ -214,9 +214,7 @@ where
         what()
     );
     // The same left on the device, in a poisoned slot: the value's bits and the index.
-    let mut poison = <ArgResult<T> as bytemuck::Zeroable>::zeroed();
-    bytemuck::bytes_of_mut(&mut poison).fill(0xA5);
-    let mut slot = upload(&[poison]);
+    let mut slot = poisoned::<ArgResult<T>>(1);
     let enqueued = q.arg_reduce_into(input, &mut slot, O::default());
     match got {
         None => assert!(

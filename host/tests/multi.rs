@@ -461,7 +461,7 @@ fn ragged_shards_small() {
 /// after the `MultiGpu` is gone: the first capture, before the rank has scratch, is refused
 /// with nothing captured (an allocation inside a graph exists only while it runs); after a
 /// warm-up the captured reduce replays right, twice, after the `MultiGpu` was dropped (which
-/// leaks what the graph uses rather than freeing it). One rank: a capture is per stream.
+/// leaks what the graph uses rather than freeing it). One rank; two below.
 #[test]
 fn captured_reduce_replays_after_the_gpus_are_gone() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
