@@ -21,10 +21,13 @@
 //! ```
 
 use crate::error::During as _;
-use crate::{ArgElement, ArgOp, DeviceOp, Element, Error, Queue, ScanKind, Warpkit};
+use crate::{ArgElement, ArgOp, ArgResult, DeviceOp, Element, Error, Queue, ScanKind, Warpkit};
 use cudarc::driver::sys;
 use cust::memory::{DeviceBuffer, DeviceCopy};
 use cust::stream::Stream;
+
+// SAFETY: plain data of two fields, any bit pattern valid (see its `Pod` impl), no pointers.
+unsafe impl<T: ArgElement + DeviceCopy> DeviceCopy for ArgResult<T> {}
 
 /// A [`Queue`] on a cust `Stream`; every operation waits for the stream before it returns.
 pub struct CustQueue<'s> {
@@ -128,6 +131,26 @@ impl<'s> CustQueue<'s> {
         // SAFETY: as in `reduce`.
         let i = self.address(input)?;
         self.run(|q| unsafe { q.arg_reduce_raw::<T, O>(i, input.len()) })
+    }
+
+    /// See [`Queue::arg_reduce_into`]: the result stays in `output[0]`, an [`ArgResult`].
+    pub fn arg_reduce_into<T: ArgElement + DeviceCopy, O: ArgOp>(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<ArgResult<T>>,
+        _op: O,
+    ) -> Result<(), Error> {
+        if output.is_empty() {
+            return Err(Error::LengthMismatch {
+                op: "arg_reduce_into",
+                what: "output",
+                expected: 1,
+                found: 0,
+            });
+        }
+        let (i, n, o) = (self.address(input)?, input.len(), self.address(output)?);
+        // SAFETY: live buffers, the output with room for one result; the stream is waited for.
+        self.run(|q| unsafe { q.arg_reduce_into_raw::<T, O>(i, n, o) })
     }
 
     /// See [`Queue::scan`].

@@ -324,6 +324,22 @@ impl Queue {
         }
     }
 
+    /// Readies the queue's storage for reduces of accumulators of `value_bytes`: allocated now
+    /// outside a capture, refused during one, as a reduce itself would. Operations over
+    /// several queues (the multi-GPU ones) ready all of them before they enqueue on any, so
+    /// that a refusal leaves nothing captured.
+    #[cfg(feature = "nccl")]
+    pub(crate) fn reserve_reduce(&mut self, value_bytes: usize) -> Result<(), Error> {
+        self.reduce_storage(value_bytes).map(|_| ())
+    }
+
+    /// As [`Queue::reserve_reduce`], for scans of up to `tiles` tiles of accumulators of
+    /// `value_bytes`.
+    #[cfg(feature = "nccl")]
+    pub(crate) fn reserve_scan(&mut self, tiles: usize, value_bytes: usize) -> Result<(), Error> {
+        self.scan_storage(tiles, value_bytes).map(|_| ())
+    }
+
     fn reduce_storage(&mut self, value_bytes: usize) -> Result<&ReduceStorage, Error> {
         let partial_bytes = layout::REDUCE_MAX_TILES as usize * value_bytes;
         let slot_words = layout::reduce_slot_words(value_bytes);

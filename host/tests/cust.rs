@@ -9,7 +9,7 @@ use cust::stream::{Stream, StreamFlags};
 use rand::Rng;
 use warpkit::ops::{ArgMax, Max, Min, Sum};
 use warpkit_host::cust::CustQueue;
-use warpkit_host::{ScanKind, reference};
+use warpkit_host::{ArgResult, ScanKind, reference};
 
 #[test]
 fn cust_buffers_and_stream() {
@@ -47,5 +47,24 @@ fn cust_buffers_and_stream() {
         let (value, index) = queue.arg_reduce(&input, ArgMax).unwrap().unwrap();
         let (want_value, want_index) = reference::arg_reduce::<f32, ArgMax>(&floats).unwrap();
         assert_eq!((value.to_bits(), index), (want_value.to_bits(), want_index));
+        let poison = ArgResult {
+            value: f32::from_bits(0xA5A5_A5A5),
+            index: 0xA5A5_A5A5,
+        };
+        let mut slot = DeviceBuffer::from_slice(&[poison]).unwrap();
+        queue.arg_reduce_into(&input, &mut slot, ArgMax).unwrap();
+        let mut got = [poison];
+        slot.copy_to(&mut got[..]).unwrap();
+        assert_eq!(
+            (got[0].value.to_bits(), got[0].index as usize),
+            (want_value.to_bits(), want_index),
+            "arg_reduce_into of {n}"
+        );
     }
+    let input = DeviceBuffer::from_slice(&[1.0f32]).unwrap();
+    let mut none = DeviceBuffer::<ArgResult<f32>>::from_slice(&[]).unwrap();
+    let refused = queue
+        .arg_reduce_into(&input, &mut none, ArgMax)
+        .unwrap_err();
+    assert!(refused.to_string().contains("output"), "{refused}");
 }

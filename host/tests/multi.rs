@@ -530,24 +530,9 @@ fn captured_two_rank_reduce_replays_after_the_gpus_are_gone() {
     gpus.reduce_into(&input, &mut out, Sum).unwrap();
     gpus.synchronize().unwrap();
     let (first, second) = (gpus.stream(0).clone(), gpus.stream(1).clone());
-    for s in [&first, &second] {
-        // SAFETY: nothing else uses these buffers on other streams during the capture.
-        unsafe { s.context().disable_event_tracking() };
-    }
-    first
-        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-        .unwrap();
-    let fork = first.record_event(None).unwrap();
-    second.wait(&fork).unwrap();
-    let reduced = gpus.reduce_into(&input, &mut out, Sum);
-    let join = second.record_event(None).unwrap();
-    first.wait(&join).unwrap();
-    let graph = first.end_capture(CUgraphInstantiate_flags(0));
-    for s in [&first, &second] {
-        unsafe { s.context().enable_event_tracking() };
-    }
+    let (reduced, graph) = capture_two_ranks(&mut gpus, |g| g.reduce_into(&input, &mut out, Sum));
     reduced.unwrap();
-    let graph = graph.unwrap().expect("a graph");
+    let graph = graph.expect("a graph");
     drop(gpus);
     for replay in 0..2 {
         first.memcpy_htod(&[0xA5A5_A5A5u32], &mut out[0]).unwrap();
@@ -562,5 +547,92 @@ fn captured_two_rank_reduce_replays_after_the_gpus_are_gone() {
                 "replay {replay}, rank {rank}"
             );
         }
+    }
+}
+
+/// `enqueue` captured in one graph, begun on rank 0's stream, with rank 1's stream forked into
+/// it and joined back by events (how one thread captures NCCL work on several GPUs).
+fn capture_two_ranks<R>(
+    gpus: &mut MultiGpu,
+    enqueue: impl FnOnce(&mut MultiGpu) -> R,
+) -> (R, Option<warpkit_host::cudarc::driver::CudaGraph>) {
+    let (first, second) = (gpus.stream(0).clone(), gpus.stream(1).clone());
+    for s in [&first, &second] {
+        // SAFETY: nothing else uses the tests' buffers on other streams during the capture.
+        unsafe { s.context().disable_event_tracking() };
+    }
+    first
+        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .unwrap();
+    let fork = first.record_event(None).unwrap();
+    second.wait(&fork).unwrap();
+    let enqueued = enqueue(gpus);
+    let join = second.record_event(None).unwrap();
+    first.wait(&join).unwrap();
+    let graph = first.end_capture(CUgraphInstantiate_flags(0)).unwrap();
+    for s in [&first, &second] {
+        // SAFETY: as above.
+        unsafe { s.context().enable_event_tracking() };
+    }
+    (enqueued, graph)
+}
+
+/// A two-rank scan captured where only rank 1's queue lacks storage (a warm-up with an empty
+/// shard on rank 1 readied rank 0's alone) is refused before rank 0 enqueues anything: the
+/// graph is empty. After the same call outside the capture, the capture holds the scan, and
+/// its replays after the `MultiGpu` is gone give the scan of the whole input.
+#[test]
+fn two_rank_capture_is_refused_before_any_rank_enqueues() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(ordinals) = configurations().into_iter().find(|c| c.len() == 2) else {
+        eprintln!("skipped: the two-rank capture needs two GPUs");
+        return;
+    };
+    let mut gpus = MultiGpu::new(&ordinals).unwrap();
+    let mut rng = StdRng::seed_from_u64(13);
+    let n = (1 << 16) + 5;
+    let data: Vec<u32> = (0..2 * n).map(|_| rng.random()).collect();
+    let warm = shards(&gpus, &data[..n], &[n, 0]);
+    let mut warm_out = poisoned::<u32>(&gpus, &[n, 0]);
+    gpus.scan(&warm, &mut warm_out, Sum, ScanKind::Inclusive)
+        .unwrap();
+    gpus.synchronize().unwrap();
+    let lengths = [n, n];
+    let input = shards(&gpus, &data, &lengths);
+    let mut out = poisoned::<u32>(&gpus, &lengths);
+    let (scanned, graph) = capture_two_ranks(&mut gpus, |g| {
+        g.scan(&input, &mut out, Sum, ScanKind::Inclusive)
+    });
+    match scanned {
+        Err(e @ Error::Capturing { .. }) => {
+            assert!(e.to_string().contains("before capturing"), "{e}")
+        }
+        other => panic!("the first capture: {other:?}"),
+    }
+    assert_captured_nothing(graph, "the refused scan");
+    let want = reference::scan::<u32, Sum>(&data, false);
+    gpus.scan(&input, &mut out, Sum, ScanKind::Inclusive)
+        .unwrap();
+    assert_eq!(gpus.gather(&out).unwrap(), want, "outside the capture");
+    let (scanned, graph) = capture_two_ranks(&mut gpus, |g| {
+        g.scan(&input, &mut out, Sum, ScanKind::Inclusive)
+    });
+    scanned.unwrap();
+    let graph = graph.expect("a graph");
+    let streams = [gpus.stream(0).clone(), gpus.stream(1).clone()];
+    drop(gpus);
+    for replay in 0..2 {
+        for (s, o) in streams.iter().zip(&mut out) {
+            s.memcpy_htod(&vec![0xA5A5_A5A5u32; o.len()], o).unwrap();
+            s.synchronize().unwrap();
+        }
+        graph.launch().unwrap();
+        streams[0].synchronize().unwrap();
+        let got: Vec<u32> = streams
+            .iter()
+            .zip(&out)
+            .flat_map(|(s, o)| s.clone_dtoh(o).unwrap())
+            .collect();
+        assert_eq!(got, want, "replay {replay}");
     }
 }

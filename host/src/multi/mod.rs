@@ -625,26 +625,28 @@ pub(crate) fn check_scan(
 
 /// Each rank's value into its `mine` slot (`value`: the identity for an empty shard, else
 /// what the closure enqueues), then the all-gather of those slots into `gathered` on every
-/// rank. `tiles`: room for that many tile values per rank.
+/// rank. `prepare` readies a rank's queue for everything the operation enqueues on it
+/// ([`Queue::reserve_reduce`], [`Queue::reserve_scan`]) and returns how many tile values its scratch must hold.
 fn gather_values(
     ranks: &mut [Rank],
     world: usize,
     plans: &[Plan],
     inputs: &[Range],
     identity: &[u8],
-    tiles: impl Fn(Range) -> Result<usize, Error>,
+    prepare: impl Fn(&mut Queue, &Plan, Range) -> Result<usize, Error>,
     mut value: impl FnMut(&mut Queue, &Plan, Range, Slots) -> Result<(), Error>,
 ) -> Result<Vec<Slots>, Error> {
     let bytes = plans[0].fold.value_bytes;
-    // Every rank's scratch first: one that cannot have it (during a capture) refuses the
-    // operation before any rank has enqueued work. (The ranks' queues check their own storage
-    // as they enqueue, as on one GPU.)
+    // Every rank's queue storage and scratch first: a rank that cannot have them (during a
+    // capture) refuses the operation before any rank has enqueued work.
     let slots = ranks
         .iter_mut()
+        .zip(plans)
         .zip(inputs)
-        .map(|(rank, &input)| {
+        .map(|((rank, plan), &input)| {
             rank.queue.bind()?;
-            rank.slots(world, bytes, tiles(input)?)
+            let tiles = prepare(&mut rank.queue, plan, input)?;
+            rank.slots(world, bytes, tiles)
         })
         .collect::<Result<Vec<_>, Error>>()?;
     for (((rank, plan), &input), &s) in ranks.iter_mut().zip(plans).zip(inputs).zip(&slots) {
@@ -693,15 +695,12 @@ fn run_reduce(
             Some(s.mine),
         )
     };
-    let slots = gather_values(
-        ranks,
-        world,
-        plans,
-        inputs,
-        identity,
-        |_| Ok(0),
-        reduce_shard,
-    )?;
+    // The shard's reduce and the fold of the gathered values.
+    let prepare = |queue: &mut Queue, plan: &Plan, _: Range| {
+        queue.reserve_reduce(plan.set.value_bytes.max(plan.fold.value_bytes))?;
+        Ok(0)
+    };
+    let slots = gather_values(ranks, world, plans, inputs, identity, prepare, reduce_shard)?;
     let bytes = plans[0].fold.value_bytes;
     for (((rank, plan), s), o) in ranks.iter_mut().zip(plans).zip(&slots).zip(outputs) {
         rank.queue.bind()?;
@@ -738,6 +737,17 @@ fn run_scan(
         return queue.enqueue_scan(set, i.ptr, o.ptr, i.len, kind, pass);
     }
     let shard_tiles = |input: Range| scan_tiles(input.len, item);
+    // The shard's two scan passes, the scan of its tile totals (fewer tiles) and the folds;
+    // an empty shard's rank enqueues none of them.
+    let prepare = |queue: &mut Queue, plan: &Plan, input: Range| {
+        let tiles = shard_tiles(input)?;
+        if tiles > 0 {
+            let bytes = plan.set.value_bytes.max(plan.fold.value_bytes);
+            queue.reserve_reduce(bytes)?;
+            queue.reserve_scan(tiles, bytes)?;
+        }
+        Ok(tiles)
+    };
     // The shard's tile totals, then their fold: the shard's total.
     let tile_totals = |queue: &mut Queue, plan: &Plan, input: Range, s: Slots| {
         let (set, fold) = (plan.set, plan.fold);
@@ -747,15 +757,7 @@ fn run_scan(
         let tiles = shard_tiles(input)?;
         queue.enqueue_reduce(fold.reduce, s.tiles, tiles, bytes, bytes, Some(s.mine))
     };
-    let slots = gather_values(
-        ranks,
-        world,
-        plans,
-        inputs,
-        identity,
-        shard_tiles,
-        tile_totals,
-    )?;
+    let slots = gather_values(ranks, world, plans, inputs, identity, prepare, tile_totals)?;
     let bytes = plans[0].fold.value_bytes;
     for ((((rank, plan), s), &i), o) in ranks
         .iter_mut()
