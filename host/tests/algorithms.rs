@@ -10,7 +10,7 @@ use common::*;
 use half::{bf16, f16};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use warpkit::ops::{ArgMax, ArgMin, Max, Min, Sum};
-use warpkit_host::cudarc::driver::CudaSlice;
+use warpkit_host::cudarc::driver::{CudaSlice, DevicePtr};
 use warpkit_host::reference::{self, Fold, Model};
 use warpkit_host::{
     ArgElement, ArgOp, ArgResult, DeviceOp, Element, Error, Queue, ScanKind, Warpkit,
@@ -144,7 +144,7 @@ where
         .sum()
 }
 
-fn check_reduce<T: TestElement, O: DeviceOp>(q: &mut Queue, data: &[T], input: &CudaSlice<T>)
+fn check_reduce<T: TestElement, O: DeviceOp>(q: &mut Queue, data: &[T], input: &impl DevicePtr<T>)
 where
     T::Accum: Model,
 {
@@ -191,8 +191,11 @@ where
     );
 }
 
-fn check_arg<T: TestElement + ArgElement, O: ArgOp>(q: &mut Queue, data: &[T], input: &CudaSlice<T>)
-where
+fn check_arg<T: TestElement + ArgElement, O: ArgOp>(
+    q: &mut Queue,
+    data: &[T],
+    input: &impl DevicePtr<T>,
+) where
     T::Accum: Model,
 {
     let want = reference::arg_reduce::<T, O>(data);
@@ -330,10 +333,20 @@ where
                 check_scan::<T, Sum>(&mut q, &finite, &input, kind, offsets);
             }
         }
+        // Reduces also from `k` items in: the items before the vectors' first line (or
+        // 16-byte) boundary go one by one.
+        check_reduce::<T, Sum>(
+            &mut q,
+            &finite[offsets[1].0..],
+            &input.slice(offsets[1].0..),
+        );
         let any: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
         let input = upload(&any);
         check_reduce::<T, Min>(&mut q, &any, &input);
         check_reduce::<T, Max>(&mut q, &any, &input);
+        let from = offsets[1].0;
+        check_reduce::<T, Min>(&mut q, &any[from..], &input.slice(from..));
+        check_reduce::<T, Max>(&mut q, &any[from..], &input.slice(from..));
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
             for offsets in offsets {
                 check_scan::<T, Min>(&mut q, &any, &input, kind, offsets);
@@ -364,6 +377,10 @@ where
         let input = upload(&any);
         check_arg::<T, ArgMin>(&mut q, &any, &input);
         check_arg::<T, ArgMax>(&mut q, &any, &input);
+        // From 1-3 items in: indices count from the view's first item.
+        let from = (1 + n % 3).min(n);
+        check_arg::<T, ArgMin>(&mut q, &any[from..], &input.slice(from..));
+        check_arg::<T, ArgMax>(&mut q, &any[from..], &input.slice(from..));
     }
     println!("{}: arg-min and arg-max checked", T::NAME);
 }

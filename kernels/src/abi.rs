@@ -218,14 +218,36 @@ pub mod layout {
             as u64
     }
 
-    /// Items of `item_bytes` at `input` before its first 16-byte boundary, at most `len`: the
-    /// device reduce combines these one at a time, the rest in 16-byte vectors.
+    /// Items of `item_bytes` at `input` (a multiple of `item_bytes`) before its first
+    /// [`reduce_body_align`]-byte boundary, at most `len`: the device reduce combines these one
+    /// at a time, the rest in 16-byte vectors.
     pub const fn reduce_head_items(input: u64, len: u64, item_bytes: usize) -> u64 {
-        let per_vector = (16 / item_bytes) as u64;
-        let misaligned = (input % 16) / item_bytes as u64;
-        let head = (per_vector - misaligned) % per_vector;
+        let align = reduce_body_align(len, item_bytes);
+        let head = (align - input % align) % align / item_bytes as u64;
         if head < len { head } else { len }
     }
+
+    /// The alignment in bytes of the part of a device reduce's input over `len` items of
+    /// `item_bytes` that moves in 16-byte vectors: a cache line (128 bytes), so that each
+    /// warp's load of 32 vectors covers 4 whole lines (from a 16-byte boundary inside a line it
+    /// covers 5); but 16 bytes for 8-byte items below [`REDUCE_LINE_BODY_MIN_LEN`], whose head
+    /// items the kernel reads after its loop (`ptxas` gives them no register before it), so a
+    /// head in a line of its own costs a round trip at the end. On an H100, inputs one item
+    /// into their buffers (`h100-2026-11-28-reduce-line-body-ab.csv`): at 2^28, 4-byte sums,
+    /// min and max 368-372 → 363-365 µs (1.01-1.03× → 1.03-1.05× CUB), 8-byte 740-744 →
+    /// 723-727 µs (0.98-0.99× → 1.01×); 8-byte at 2^20 0.1-0.3 µs slower with a line body
+    /// (cold 9.28 → 9.38-9.63 µs), at 2^24 0.3-0.4 µs faster. Aligned inputs: no head.
+    pub const fn reduce_body_align(len: u64, item_bytes: usize) -> u64 {
+        if item_bytes == 8 && len < REDUCE_LINE_BODY_MIN_LEN {
+            16
+        } else {
+            128
+        }
+    }
+
+    /// The length from which a device reduce of 8-byte items aligns its vectors to a line
+    /// ([`reduce_body_align`]).
+    pub const REDUCE_LINE_BODY_MIN_LEN: u64 = 1 << 24;
 
     /// The even share of the order-independent device reduces over `len` items of
     /// `item_bytes` at `input` on `grid` blocks ([`super::params::Reduce::share_tiles`],
@@ -409,7 +431,7 @@ pub mod layout {
 }
 
 /// A fingerprint of the host–device contract: the parameter structs' sizes, the pass codes,
-/// the block sizes, and the storage and tile geometry at lengths from 1 to 2^41 for items of 1
+/// the block sizes, and the storage, alignment and tile geometry at lengths from 1 to 2^41 for items of 1
 /// to 16 bytes. [`custom_kernels!`](crate::custom_kernels) writes it into the PTX beside the
 /// value's layout, and `warpkit-host` refuses kernels whose fingerprint is not its own: kernels
 /// built against another warpkit would be launched with parameters or tiles they do not
@@ -460,6 +482,7 @@ pub const ABI_FINGERPRINT: u32 = {
             let len = 1u64 << shift;
             h = mix(h, layout::scan_tile_items(len, bytes));
             h = mix(h, layout::reduce_tile_items(len, bytes));
+            h = mix(h, layout::reduce_body_align(len, bytes));
             shift += 1;
         }
         bytes *= 2;
@@ -597,7 +620,7 @@ mod tests {
     fn reduce_even_share_covers_the_body_once() {
         for item_bytes in [1usize, 2, 4, 8, 16] {
             let tile_items = layout::reduce_step_items(item_bytes);
-            for offset in (0..16).step_by(item_bytes) {
+            for offset in (0..256).step_by(item_bytes) {
                 let input = 0x7f00_0000_0000 + offset as u64;
                 for len in [
                     1u64,
@@ -605,11 +628,19 @@ mod tests {
                     tile_items - 1,
                     tile_items + 3,
                     33 * tile_items + 5,
+                    (1 << 24) - 1,
+                    1 << 24,
                     1 << 28,
                 ] {
-                    // The head, counted item by item.
+                    // The head, counted item by item: up to a line, but for 8-byte items
+                    // below 2^24 up to 16 bytes.
+                    let align = if item_bytes == 8 && len < 1 << 24 {
+                        16
+                    } else {
+                        128
+                    };
                     let head = (0..len)
-                        .find(|&i| (input + i * item_bytes as u64).is_multiple_of(16))
+                        .find(|&i| (input + i * item_bytes as u64).is_multiple_of(align))
                         .unwrap_or(len);
                     assert_eq!(layout::reduce_head_items(input, len, item_bytes), head);
                     let tiles = (len - head) / tile_items;
@@ -645,7 +676,7 @@ mod tests {
         let threads = crate::device::tuning::REDUCE_THREADS as u64;
         for item_bytes in [4usize, 8] {
             let per_vector = (16 / item_bytes) as u64;
-            for offset in (0..16).step_by(item_bytes) {
+            for offset in (0..256).step_by(item_bytes) {
                 let input = 0x7f00_0000_0000 + offset as u64;
                 let most = threads * threads * per_vector;
                 for len in [

@@ -353,7 +353,7 @@ unsafe fn wait_for<A: Pod>(slots: SlotArray, i: usize) -> A {
 /// took the `u64` sums from 480 to 466 µs and the 4-byte reduces from 238 to 235 µs. The
 /// vectors after the share's tiles (every vector where the host spreads a small input over one
 /// per thread, [`reduce_spreads_small_inputs`](super::tuning::reduce_spreads_small_inputs)),
-/// and the items before the first 16-byte boundary and after the last, go grid-strided.
+/// and the items before the first vector (one per thread) and after the last, go grid-strided.
 #[inline(always)]
 unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
     input: *const T,
@@ -381,10 +381,10 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         let head = reduce_head_items(input as u64, len as u64, size_of::<T>()) as usize;
         let body = (len - head) / VEC;
         let tail = head + body * VEC;
-        // The items before the first 16-byte boundary: combined before the loop, but after it
-        // for 8-byte items, where `ptxas` 12.9 gave the `u64` sum 34 registers with the load
-        // held through the loop and 32 without (so 8 blocks per SM); 4-byte items go the
-        // other way (32 against 34).
+        // The items before the vectors' first boundary (`reduce_body_align`): combined before
+        // the loop, but after it for 8-byte items, where `ptxas` 12.9 gave the `u64` sum 34
+        // registers with the load held through the loop and 32 without (so 8 blocks per SM);
+        // 4-byte items go the other way (32 against 34).
         let head_late = size_of::<T>() == 8;
         // Combines item `at + global` if it is one of the `count` items from `at`.
         let one_item = |acc: A, at: usize, count: usize| {
