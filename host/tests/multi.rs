@@ -516,12 +516,9 @@ fn captured_reduce_replays_after_the_gpus_are_gone() {
 /// (which leaks them once captured).
 #[test]
 fn captured_two_rank_reduce_replays_after_the_gpus_are_gone() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(ordinals) = configurations().into_iter().find(|c| c.len() == 2) else {
-        eprintln!("skipped: the two-rank capture needs two GPUs");
+    let Some((_one, mut gpus)) = two_ranks() else {
         return;
     };
-    let mut gpus = MultiGpu::new(&ordinals).unwrap();
     let mut rng = StdRng::seed_from_u64(12);
     let data: Vec<u32> = (0..(1 << 20) + 3).map(|_| rng.random()).collect();
     let want = reference::reduce::<u32, Sum>(&data);
@@ -548,6 +545,17 @@ fn captured_two_rank_reduce_replays_after_the_gpus_are_gone() {
             );
         }
     }
+}
+
+/// Two ranks for the two-rank capture tests, with the lock that runs NCCL tests one at a time,
+/// or `None` (said) where this machine has fewer than two GPUs.
+fn two_ranks() -> Option<(std::sync::MutexGuard<'static, ()>, MultiGpu)> {
+    let one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(ordinals) = configurations().into_iter().find(|c| c.len() == 2) else {
+        eprintln!("skipped: the two-rank capture needs two GPUs");
+        return None;
+    };
+    Some((one, MultiGpu::new(&ordinals).unwrap()))
 }
 
 /// `enqueue` captured in one graph, begun on rank 0's stream, with rank 1's stream forked into
@@ -583,12 +591,9 @@ fn capture_two_ranks<R>(
 /// its replays after the `MultiGpu` is gone give the scan of the whole input.
 #[test]
 fn two_rank_capture_is_refused_before_any_rank_enqueues() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(ordinals) = configurations().into_iter().find(|c| c.len() == 2) else {
-        eprintln!("skipped: the two-rank capture needs two GPUs");
+    let Some((_one, mut gpus)) = two_ranks() else {
         return;
     };
-    let mut gpus = MultiGpu::new(&ordinals).unwrap();
     let mut rng = StdRng::seed_from_u64(13);
     let n = (1 << 16) + 5;
     let data: Vec<u32> = (0..2 * n).map(|_| rng.random()).collect();
