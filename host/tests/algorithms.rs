@@ -461,6 +461,49 @@ fn device_arg_reduce_every_type() {
     arg_algorithms::<f64>(&wk, &mut rng, &sizes);
 }
 
+/// Reduces and arg-reduces of views 1-3 items into their buffers, long enough that items of
+/// every size read their head one by one up to a 128-byte line
+/// (`layout::reduce_body_align`), with the view's largest and smallest items moved into that
+/// head: a head item dropped or read twice changes the integer sums, and a dropped extreme
+/// changes the min, the max and the arg-reduces' indices.
+#[test]
+fn reduces_from_an_offset_read_the_whole_head() {
+    let Some(wk) = device(None) else { return };
+    let mut rng = seed();
+    let s = stream();
+    let mut q = Queue::new(&wk, &s).unwrap();
+    extremes_in_the_head::<u32>(&mut q, &mut rng);
+    extremes_in_the_head::<i32>(&mut q, &mut rng);
+    extremes_in_the_head::<f32>(&mut q, &mut rng);
+    extremes_in_the_head::<u64>(&mut q, &mut rng);
+    extremes_in_the_head::<i64>(&mut q, &mut rng);
+    extremes_in_the_head::<f64>(&mut q, &mut rng);
+}
+
+fn extremes_in_the_head<T: TestElement + ArgElement>(q: &mut Queue, rng: &mut StdRng)
+where
+    T::Accum: Model,
+{
+    let n = warpkit::abi::layout::REDUCE_LINE_BODY_MIN_LEN as usize + 64;
+    for from in 1..=3 {
+        let mut data: Vec<T> = (0..n).map(|_| T::finite(rng)).collect();
+        // The maximum to the view's item 1, then the minimum to its item 2: both inside the
+        // head (at least 16 - 3 items of 8 bytes).
+        let (_, at) = reference::arg_reduce::<T, ArgMax>(&data[from..]).unwrap();
+        data.swap(from + at, from + 1);
+        let (_, at) = reference::arg_reduce::<T, ArgMin>(&data[from..]).unwrap();
+        data.swap(from + at, from + 2);
+        let input = upload(&data);
+        let view = input.slice(from..);
+        check_reduce::<T, Sum>(q, &data[from..], &view);
+        check_reduce::<T, Min>(q, &data[from..], &view);
+        check_reduce::<T, Max>(q, &data[from..], &view);
+        check_arg::<T, ArgMin>(q, &data[from..], &view);
+        check_arg::<T, ArgMax>(q, &data[from..], &view);
+    }
+    println!("{}: reduces from 1-3 items in checked", T::NAME);
+}
+
 #[test]
 fn device_reduce_and_scan_at_two_to_the_thirty() {
     let Some(wk) = device(None) else { return };

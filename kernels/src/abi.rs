@@ -467,6 +467,7 @@ pub const ABI_FINGERPRINT: u32 = {
         layout::REDUCE_MAX_TILES,
         layout::REDUCE_MAX_LEN,
         layout::MAX_EPOCH as u64,
+        layout::REDUCE_LINE_BODY_MIN_LEN,
     ];
     let mut i = 0;
     while i < fixed.len() {
@@ -484,6 +485,21 @@ pub const ABI_FINGERPRINT: u32 = {
             h = mix(h, layout::reduce_tile_items(len, bytes));
             h = mix(h, layout::reduce_body_align(len, bytes));
             shift += 1;
+        }
+        // Heads at a few addresses and lengths, either side of the line rule's threshold.
+        let mut offset = 0;
+        while offset < 128 {
+            let input = 0x7f00_0000_0000 + offset;
+            h = mix(h, layout::reduce_head_items(input, 5, bytes));
+            h = mix(
+                h,
+                layout::reduce_head_items(input, layout::REDUCE_LINE_BODY_MIN_LEN - 1, bytes),
+            );
+            h = mix(
+                h,
+                layout::reduce_head_items(input, layout::REDUCE_LINE_BODY_MIN_LEN, bytes),
+            );
+            offset += 8 * bytes as u64;
         }
         bytes *= 2;
     }
