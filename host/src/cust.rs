@@ -21,6 +21,7 @@
 //! ```
 
 use crate::error::During as _;
+use crate::ops::Range;
 use crate::{ArgElement, ArgOp, ArgResult, DeviceOp, Element, Error, Queue, ScanKind, Warpkit};
 use cudarc::driver::sys;
 use cust::memory::{DeviceBuffer, DeviceCopy};
@@ -140,17 +141,16 @@ impl<'s> CustQueue<'s> {
         output: &mut DeviceBuffer<ArgResult<T>>,
         _op: O,
     ) -> Result<(), Error> {
-        if output.is_empty() {
-            return Err(Error::LengthMismatch {
-                op: "arg_reduce_into",
-                what: "output",
-                expected: 1,
-                found: 0,
-            });
-        }
-        let (i, n, o) = (self.address(input)?, input.len(), self.address(output)?);
-        // SAFETY: live buffers, the output with room for one result; the stream is waited for.
-        self.run(|q| unsafe { q.arg_reduce_into_raw::<T, O>(i, n, o) })
+        let input = Range {
+            ptr: self.address(input)?,
+            len: input.len(),
+        };
+        let output = Range {
+            ptr: self.address(output)?,
+            len: output.len(),
+        };
+        // Live buffers of their lengths (an empty one is refused); the stream is waited for.
+        self.run(|q| q.do_arg_reduce_into::<T, O>("arg_reduce_into", input, output))
     }
 
     /// See [`Queue::scan`].
