@@ -24,6 +24,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::num::NonZeroU32;
+use warpkit::abi::layout;
 use warpkit::ops::{Max, Min, Sum};
 use warpkit_builder::Target;
 use warpkit_host::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
@@ -221,6 +222,87 @@ fn small_sums_have_the_same_bits_with_and_without_clusters() {
     same_bits_everywhere::<f32>("f32", (1 << 16) - 3);
     same_bits_everywhere::<f32>("f32", (1 << 17) - 7);
     same_bits_everywhere::<f64>("f64", (1 << 15) - 5);
+}
+
+/// A single-pass scan of at most `SCAN_FLAT_TILES` tiles looks back flat (each tile reads
+/// every older tile's aggregate), a longer one over groups of tiles: the same bits. Inputs of
+/// 130 and of `SCAN_FLAT_TILES` tiles (flat, the last tile ragged) are scanned alone and as the
+/// first items of an input of 300 tiles of the same size (groups); from every module the
+/// device runs, each output equals the long scan's first items bit for bit.
+#[test]
+fn flat_and_group_look_backs_give_the_same_bits() {
+    flat_matches_groups::<f32>("f32");
+    flat_matches_groups::<f64>("f64");
+}
+
+fn flat_matches_groups<T: Spread>(name: &str) {
+    let Some(wk) = device(None) else { return };
+    let (major, minor) = wk.compute_capability();
+    let (seed, mut rng) = seeded();
+    let tile_items = |n: usize| layout::scan_tile_items(n as u64, size_of::<T>()) as usize;
+    let flat = layout::SCAN_FLAT_TILES as usize;
+    let tile = tile_items(usize::MAX >> 8); // the largest tile
+    let long = 300 * tile + 5;
+    let shorts = [130 * tile + 1, flat * tile - 77];
+    for n in shorts.into_iter().chain([long]) {
+        assert_eq!(
+            tile_items(n),
+            tile,
+            "{name}: {n} items take the largest tiles"
+        );
+    }
+    assert!(shorts.iter().all(|n| n.div_ceil(tile) <= flat) && long.div_ceil(tile) > flat);
+    let data: Vec<T> = (0..long).map(|_| T::draw(&mut rng)).collect();
+    let ctx = wk.context().clone();
+    let mut modules = vec![(wk.describe(), wk.clone())];
+    for target in runnable_targets(&wk) {
+        modules.push((
+            format!("PTX {target}"),
+            Warpkit::with_target(&ctx, target).unwrap(),
+        ));
+    }
+    let mut poison = vec![T::zeroed(); long];
+    bytemuck::cast_slice_mut::<T, u8>(&mut poison).fill(0xA5);
+    let mut reference: Vec<Option<Vec<T>>> = vec![None, None];
+    for (label, wk) in &modules {
+        let stream = wk.new_stream().unwrap();
+        let mut q = Queue::new(wk, &stream).unwrap();
+        let input: CudaSlice<T> = stream.clone_htod(&data).unwrap();
+        for (k, kind) in [ScanKind::Inclusive, ScanKind::Exclusive]
+            .into_iter()
+            .enumerate()
+        {
+            let scan = |q: &mut Queue, n: usize| {
+                let mut out: CudaSlice<T> = stream.clone_htod(&poison[..n]).unwrap();
+                q.scan(&input.slice(..n), &mut out, Sum, kind).unwrap();
+                stream.clone_dtoh(&out).unwrap()
+            };
+            let groups = scan(&mut q, long);
+            let want = reference[k].get_or_insert_with(|| groups.clone());
+            for n in shorts.into_iter().chain([long]) {
+                let got = if n == long {
+                    groups.clone()
+                } else {
+                    scan(&mut q, n)
+                };
+                let bits = |x: &T| bytemuck::bytes_of(x).to_vec();
+                if let Some(i) = (0..n).find(|&i| bits(&got[i]) != bits(&want[i])) {
+                    panic!(
+                        "{name} {kind:?} {label}: {n} items ({} tiles) differ from the scan of \
+                         {long} ({} tiles) at item {i} (tile {}), seed {seed}",
+                        n.div_ceil(tile),
+                        long.div_ceil(tile),
+                        i / tile
+                    );
+                }
+            }
+        }
+    }
+    println!(
+        "flat look-back {name}: {shorts:?} items in tiles of {tile} equal the first items of \
+         {long}, inclusive and exclusive, from {} modules on {major}.{minor}, seed {seed}",
+        modules.len()
+    );
 }
 
 /// Eight queues on eight streams, each with a scan and a reduce in flight at the same time

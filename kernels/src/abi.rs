@@ -127,6 +127,12 @@ pub mod layout {
     /// Tiles per look-back group of the device scan.
     pub const SCAN_GROUP: usize = 32;
 
+    /// Tiles of a single-pass device scan, at most, that look back *flat*: each tile reads the
+    /// aggregates of all older tiles, one group per warp, instead of the groups' aggregates
+    /// and prefixes. The same bits either way (the same values combined in the same order);
+    /// only the latency differs.
+    pub const SCAN_FLAT_TILES: u32 = tuning::SCAN_THREADS / 32 * SCAN_GROUP as u32;
+
     /// Tiles of the device scan's inputs small enough to run as one thread block cluster
     /// ([`scan_pass::CLUSTER`](super::params::scan_pass::CLUSTER)) at most: the largest cluster
     /// an H100 or H200 launches (16 with the non-portable cluster size allowed; 8 is the
