@@ -86,13 +86,16 @@ impl StatusArray {
         let groups = c / SCAN_GROUP + 1;
         // One-word slots: a group's two slots are adjacent, so a lane reads both from one
         // address (one register pair less in the look-back, which lets 4-byte scans fit 40
-        // registers). Wider slots: one array of group aggregates, then one of prefixes.
+        // registers). Wider slots: one array of group prefixes, then one of aggregates (so
+        // the address of the prefix a group's last tile publishes after its look-back is
+        // formed from the capacity and the tile alone: kept through the look-back instead,
+        // it spilled in the 8-byte min and max scans under their 40 registers).
         let index = match (slot, status_words_per_slot(size_of::<A>()) == 1) {
             (Slot::Tile(t), _) => t as usize,
             (Slot::Group(g), true) => c + 2 * g as usize,
             (Slot::GroupPrefix(g), true) => c + 2 * g as usize + 1,
-            (Slot::Group(g), false) => c + g as usize,
-            (Slot::GroupPrefix(g), false) => c + groups + g as usize,
+            (Slot::GroupPrefix(g), false) => c + g as usize,
+            (Slot::Group(g), false) => c + groups + g as usize,
         };
         // SAFETY: in bounds for the tiles the host sized the status for.
         unsafe {
@@ -232,4 +235,59 @@ unsafe fn read_at<A: Pod>(base: *const u64, flag: u32) -> Option<A> {
         word as u32
     });
     valid.then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Slot, StatusArray};
+    use crate::abi::layout::{SCAN_GROUP, scan_status_words, status_words_per_slot};
+    use core::mem::size_of;
+
+    /// Every slot of a status array for `capacity` tiles (each tile's, each group's aggregate
+    /// and prefix) lies inside the words the host allocates, 16-byte aligned where it has two
+    /// words, and no two slots share a word: for values of 4, 8 and 16 bytes.
+    fn slots_are_disjoint<A>() {
+        let mut words = [0u64; 4 * (1024 + 2 * (1024 / SCAN_GROUP + 1))];
+        let per_slot = status_words_per_slot(size_of::<A>());
+        for capacity in [32u32, 64, 256, 1024] {
+            let len = scan_status_words(capacity as usize, size_of::<A>());
+            let array = StatusArray {
+                words: words.as_mut_ptr(),
+                capacity,
+            };
+            let groups = capacity / SCAN_GROUP as u32 + 1;
+            let slots = (0..capacity)
+                .map(Slot::Tile)
+                .chain((0..groups).map(Slot::Group))
+                .chain((0..groups).map(Slot::GroupPrefix));
+            let mut owner = [false; 4 * (1024 + 2 * (1024 / SCAN_GROUP + 1))];
+            for slot in slots {
+                // SAFETY: both pointers are into `words` (the offset is what is checked).
+                let first = unsafe { array.slot::<A>(slot).offset_from(words.as_ptr()) } as usize;
+                assert!(
+                    first + per_slot <= len,
+                    "capacity {capacity}: a slot past the end"
+                );
+                assert!(
+                    per_slot == 1 || first % 2 == 0,
+                    "a two-word slot off 16 bytes"
+                );
+                for w in first..first + per_slot {
+                    assert!(!owner[w], "capacity {capacity}: word {w} in two slots");
+                    owner[w] = true;
+                }
+            }
+            assert!(
+                owner[..len].iter().all(|&o| o),
+                "capacity {capacity}: unused words"
+            );
+        }
+    }
+
+    #[test]
+    fn status_slots_are_disjoint_and_inside_the_array() {
+        slots_are_disjoint::<u32>();
+        slots_are_disjoint::<u64>();
+        slots_are_disjoint::<[u64; 2]>();
+    }
 }

@@ -118,9 +118,7 @@ pub const SCAN_MAX_SHARED_BYTES: usize = 48 * 1024;
 /// stores it, so the bytes an SM has in flight are (resident blocks) × (tile bytes): 6 tiles
 /// (40 registers per thread) of 36 KiB for 4-byte items and of 32 KiB for 8-byte items and
 /// for 2-byte items accumulated as `f32`. Measured with ptxas 12.9 for sm_90: with these
-/// bounds none spills but the 8-byte min and max scans, since the flat look-back
-/// ([`super::scan`]): 8 bytes, one store before the group look-back's poll loop and one load
-/// after it.
+/// bounds none spills.
 /// On an H200 at 2^28, 6 blocks of 8-byte scans ran 4% faster than 5 (u64 1206 → 1160 µs),
 /// once a lane's blocked slots took one swizzle key (8-byte scans had needed 45 registers,
 /// and spilled under 6 blocks' 40).
