@@ -269,12 +269,12 @@ mod tests {
                     "capacity {capacity}: a slot past the end"
                 );
                 assert!(
-                    per_slot == 1 || first % 2 == 0,
+                    per_slot == 1 || first.is_multiple_of(2),
                     "a two-word slot off 16 bytes"
                 );
-                for w in first..first + per_slot {
-                    assert!(!owner[w], "capacity {capacity}: word {w} in two slots");
-                    owner[w] = true;
+                for (w, owned) in owner.iter_mut().enumerate().skip(first).take(per_slot) {
+                    assert!(!*owned, "capacity {capacity}: word {w} in two slots");
+                    *owned = true;
                 }
             }
             assert!(
