@@ -226,9 +226,10 @@ fn small_sums_have_the_same_bits_with_and_without_clusters() {
 
 /// A single-pass scan of at most `SCAN_FLAT_TILES` tiles looks back flat (each tile reads
 /// every older tile's aggregate), a longer one over groups of tiles: the same bits. Inputs of
-/// 130 and of `SCAN_FLAT_TILES` tiles (flat, the last tile ragged) are scanned alone and as the
-/// first items of an input of 300 tiles of the same size (groups); from every module the
-/// device runs, each output equals the long scan's first items bit for bit.
+/// `SCAN_FLAT_TILES` tiles of the largest size (flat; the last tile holding one item, or all
+/// but 77) are scanned alone and as the first items of an input of 300 such tiles (groups);
+/// from every module the device runs, each output equals the long scan's first items bit for
+/// bit. (Shorter inputs take smaller tiles: `layout::SCAN_FLAT_MIN_STRIPES`.)
 #[test]
 fn flat_and_group_look_backs_give_the_same_bits() {
     flat_matches_groups::<f32>("f32");
@@ -243,7 +244,7 @@ fn flat_matches_groups<T: Spread>(name: &str) {
     let flat = layout::SCAN_FLAT_TILES as usize;
     let tile = tile_items(usize::MAX >> 8); // the largest tile
     let long = 300 * tile + 5;
-    let shorts = [130 * tile + 1, flat * tile - 77];
+    let shorts = [(flat - 1) * tile + 1, flat * tile - 77];
     for n in shorts.into_iter().chain([long]) {
         assert_eq!(
             tile_items(n),

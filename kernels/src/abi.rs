@@ -336,6 +336,19 @@ pub mod layout {
     /// a look-back; at 2^16, 64 tiles of one stripe beat 8 large ones.
     pub const SCAN_MIN_TILES: u64 = 128;
 
+    /// Stripes per thread of the device scan's tiles, at least, while they shrink towards
+    /// [`SCAN_FLAT_TILES`] tiles: an input that would make fewer tiles takes smaller ones, of
+    /// no fewer stripes than this, so that it still runs as one wave with a flat look-back,
+    /// each tile folding less on the launch's critical path. Measured on an H200
+    /// (`h200-2026-11-28-scan-flat-tiles-ab.csv`, A B B A, 15 pairs, tiles shrunk towards 256
+    /// down to one stripe in B): 256 tiles of at least 4 stripes were faster (`u32` 2^20 in 256
+    /// tiles of 4 instead of 128 of 8, warm 5.6-5.7 → 5.3-5.6 µs, cold 8.7-8.9 → 8.2-8.7 µs;
+    /// 2^21 in 256 of 8 instead of 228 of 9, warm 7.5 → 7.2 µs, cold 10.4-10.7 → 10.2-10.3 µs;
+    /// `u64`/`f64` 2^19 in 256 of 4 instead of 128 of 8, warm 5.7-5.8 → 5.4-5.6 µs, cold
+    /// 8.6-8.9 → 8.3-8.7 µs), 256 of 1 or 2 slower (`u32` 2^18 and 2^19 warm 3.8-4.0 → 4.6-4.8
+    /// µs, `u64` 2^18 4.0-4.1 → 4.2-4.3 µs).
+    pub const SCAN_FLAT_MIN_STRIPES: u64 = 4;
+
     /// Stripes per thread, at most, of the tiles of an input small enough to fit in one
     /// look-back group ([`SCAN_GROUP`] tiles), which such an input takes (the fewest stripes
     /// that fit): its tiles then wait for no group before theirs. Measured on an H200 against
@@ -389,7 +402,8 @@ pub mod layout {
     /// cluster of tiles ([`SCAN_CLUSTER_TILES`]), if any; else the fewest of 1, 2 and 4
     /// ([`SCAN_ONE_GROUP_STRIPES`]) that put it in one look-back group, if any; else the
     /// kernel's [`scan_stripes`](tuning::scan_stripes), while the input
-    /// would make fewer than [`SCAN_MIN_TILES`] tiles (down to one) the next power of two
+    /// would make fewer than [`SCAN_MIN_TILES`] tiles (down to one), or fewer than
+    /// [`SCAN_FLAT_TILES`] (down to [`SCAN_FLAT_MIN_STRIPES`]), the next power of two
     /// below it for items that move in vectors (which the kernel shifts by), else half of it.
     /// A function of the length alone, so a float scan combines the same items in the same
     /// order on every device, grid and target.
@@ -412,7 +426,13 @@ pub mod layout {
             stripes *= 2;
         }
         let mut stripes = most;
-        while stripes > 1 && len.div_ceil(stripe_items * stripes) < SCAN_MIN_TILES {
+        loop {
+            let tiles = len.div_ceil(stripe_items * stripes);
+            let too_few = (stripes > 1 && tiles < SCAN_MIN_TILES)
+                || (stripes > SCAN_FLAT_MIN_STRIPES && tiles < SCAN_FLAT_TILES as u64);
+            if !too_few {
+                break;
+            }
             stripes = if tuning::vectorizes(item_bytes) {
                 1 << (stripes - 1).ilog2() // 9 → 8 → 4 ..
             } else {
@@ -588,16 +608,23 @@ mod tests {
         assert_eq!(layout::scan_tile_items(big, 2), 16384);
         assert_eq!(layout::scan_tile_items(big, 12), 3328);
         assert_eq!(layout::scan_tile_items(big, 3), 4096); // 16 stripes at most
-        // Smaller inputs: tiles shrink until there are `SCAN_MIN_TILES`, down to one stripe.
+        // Smaller inputs: tiles shrink until there are `SCAN_FLAT_TILES`, down to
+        // `SCAN_FLAT_MIN_STRIPES`, then until there are `SCAN_MIN_TILES`, down to one stripe.
+        let flat = layout::SCAN_FLAT_TILES as u64;
         let min = layout::SCAN_MIN_TILES;
-        assert_eq!(layout::scan_tile_items(min * 9216, 4), 9216);
-        assert_eq!(layout::scan_tile_items((min - 1) * 9216, 4), 8192); // 9 → 8 stripes
-        assert_eq!(layout::scan_tile_items(min * 8192, 4), 8192);
-        assert_eq!(layout::scan_tile_items((min - 1) * 8192, 4), 4096);
-        assert_eq!(layout::scan_tile_items(min * 4096, 8), 4096);
-        assert_eq!(layout::scan_tile_items((min - 1) * 4096, 8), 2048); // 8 → 4 stripes
-        assert_eq!(layout::scan_tile_items(1 << 20, 8), 4096); // 256 tiles
-        assert_eq!(layout::scan_stripes((min - 1) * 256 * 13, 12), 6); // 13 → 6
+        assert_eq!(layout::scan_tile_items(flat * 9216, 4), 9216);
+        assert_eq!(layout::scan_tile_items((flat - 1) * 9216, 4), 8192); // 9 → 8 stripes
+        assert_eq!(layout::scan_tile_items(1 << 21, 4), 8192); // 256 tiles of 8
+        assert_eq!(layout::scan_tile_items((flat - 1) * 8192, 4), 4096); // 8 → 4 stripes
+        assert_eq!(layout::scan_tile_items(1 << 20, 4), 4096); // 256 tiles of 4
+        assert_eq!(layout::scan_tile_items(1 << 19, 4), 4096); // 128 tiles of 4
+        assert_eq!(layout::scan_tile_items((min - 1) * 4096, 4), 2048); // 4 → 2 stripes
+        assert_eq!(layout::scan_tile_items(1 << 20, 8), 4096); // 256 tiles of 8
+        assert_eq!(layout::scan_tile_items((flat - 1) * 4096, 8), 2048); // 8 → 4 stripes
+        assert_eq!(layout::scan_tile_items(min * 2048, 8), 2048); // 128 tiles of 4
+        assert_eq!(layout::scan_tile_items((min - 1) * 2048, 8), 1024); // 4 → 2 stripes
+        assert_eq!(layout::scan_stripes((flat - 1) * 256 * 13, 12), 6); // 13 → 6
+        assert_eq!(layout::scan_stripes((flat / 2 - 1) * 256 * 6, 12), 3); // 13 → 6 → 3
         // Inputs that fit one cluster of at most 16 tiles of at most 8 stripes (4-byte items)
         // or 4 (others) take one; those that fit one look-back group of 32 tiles of at most 4
         // stripes, one group.

@@ -890,8 +890,8 @@ unsafe fn scan_tile<
             // where `m > 0`, the warp's first `4 - m` and last `m` items go one by one. (Items
             // move as the 32-bit words they are.) On an H200 at offset 1, u32 at 2^28: 730 ->
             // 712-715 µs against item-by-item stores, 2^22 (9 stripes) 17.9 -> 17.2 µs; in
-            // tiles of 8 or fewer stripes (below 128 tiles of 9) it measured slower, 2^20 8.6
-            // -> 9.5 µs (not understood), so those stay item by item.
+            // tiles of 8 or fewer stripes (inputs under 256 tiles of 9) it measured slower,
+            // 2^20 8.6 -> 9.5 µs (not understood), so those stay item by item.
             let m = (output as usize % 16) / 4;
             let aligned_output = output.wrapping_add(warp_start).wrapping_sub(m);
             let aligned_output = aligned_output as *mut Vector<u32, 4>;
