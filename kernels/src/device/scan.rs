@@ -27,7 +27,10 @@
 //! over groups, but no tile waits for a group's last tile to see its group and publish it (a
 //! second round trip through L2 after the group's slowest tile). On an H200
 //! (`h200-2026-11-28-flat-lookback-ab.csv`, cold L2) this took the `u64`/`f64` sums at 2^20
-//! items from 11.2-11.5 to 10.6-10.9 µs and `u32` from 9.2-9.5 to 8.8-9.1 µs.
+//! items from 11.2-11.5 to 10.6-10.9 µs and `u32` from 9.2-9.5 to 8.8-9.1 µs. For 8-byte
+//! items the flat look-back lives in the copies of the tile code for small launches (beside
+//! the cluster's), not in the look-back's copy, which then runs as it did before the flat
+//! look-back existed: 1% faster at 2^28 items ([`scan_flat_copy`](super::tuning::scan_flat_copy)).
 //!
 //! Tile `t` is block `t`: blocks start in index order, so every older tile is running or done
 //! and the look-back always makes progress (CUB's decoupled look-back assumes the same).
@@ -530,22 +533,26 @@ pub unsafe fn scan<
 ) {
     // Copies of the tile's code, each without the others' branches: the look-back's (with one
     // flag for it and the cluster's, `ptxas` 12.9 spilled 8 bytes in the 8-byte scans under
-    // their 40 registers), and the cluster's for tiles of at most 4 stripes and of 8 (with one
-    // copy for both, the 4-byte scans of 16 tiles of 4 stripes ran 0.15 µs slower).
-    // SAFETY: forwarded; `cluster_launch` is the condition of the cluster copies, and a
-    // cluster launch's tiles have 8 stripes where they have more than 4 (`layout::scan_stripes`).
+    // their 40 registers), and the small launches' for tiles of at most 4 stripes and of 8
+    // (with one copy for both, the 4-byte scans of 16 tiles of 4 stripes ran 0.15 µs slower):
+    // cluster launches, and for 8-byte items flat ones (`tuning::scan_flat_copy`).
+    // SAFETY: forwarded; the small copies run cluster launches and, where `flat_copy`, flat
+    // ones; their tiles have 8 stripes where they have more than 4 (`layout::scan_stripes`:
+    // a cluster's of 4-byte items, a flat launch's of 8-byte items).
     unsafe {
-        if cluster_launch::<ROWS>(p.pass) {
-            let wide = const {
-                crate::abi::layout::scan_cluster_stripes(size_of::<T>()) as usize
-                    == CLUSTER_WIDE_STRIPES
-            };
-            if wide && p.stripes as usize > CLUSTER_NARROW_STRIPES {
-                scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, CLUSTER_WIDE_STRIPES>(
+        let flat_copy = const { super::tuning::scan_flat_copy(size_of::<T>()) };
+        let wide_copy = const {
+            super::tuning::scan_flat_copy(size_of::<T>())
+                || crate::abi::layout::scan_cluster_stripes(size_of::<T>()) as usize
+                    == SMALL_WIDE_STRIPES
+        };
+        if cluster_launch::<ROWS>(p.pass) || (flat_copy && launch_tiles() <= FLAT_TILES) {
+            if wide_copy && p.stripes as usize > SMALL_NARROW_STRIPES {
+                scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, SMALL_WIDE_STRIPES>(
                     p, op, &load, &store, shared,
                 )
             } else {
-                scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, CLUSTER_NARROW_STRIPES>(
+                scan_tile::<T, A, Op, STRIPES, VEC, SAVED, ROWS, SMALL_NARROW_STRIPES>(
                     p, op, &load, &store, shared,
                 )
             }
@@ -555,19 +562,24 @@ pub unsafe fn scan<
     }
 }
 
-/// Stripes per thread, at most, of the tiles that the narrow cluster copy of the tile code runs.
-const CLUSTER_NARROW_STRIPES: usize = crate::abi::layout::SCAN_CLUSTER_NARROW_STRIPES as usize;
-/// Stripes per thread, at most, of the tiles that the wide cluster copy runs: for items whose
-/// clusters have tiles of up to that many
-/// ([`layout::scan_cluster_stripes`](crate::abi::layout::scan_cluster_stripes)).
-const CLUSTER_WIDE_STRIPES: usize = crate::abi::layout::SCAN_CLUSTER_WIDE_STRIPES as usize;
+/// Stripes per thread, at most, of the tiles that the narrow copy for small launches runs.
+const SMALL_NARROW_STRIPES: usize = crate::abi::layout::SCAN_CLUSTER_NARROW_STRIPES as usize;
+/// Stripes per thread, at most, of the tiles that the wide copy for small launches runs: for
+/// items whose clusters have tiles of up to that many
+/// ([`layout::scan_cluster_stripes`](crate::abi::layout::scan_cluster_stripes)), and 8-byte
+/// items' flat launches (whose tiles have at most 8 stripes, `tuning::scan_stripes`).
+const SMALL_WIDE_STRIPES: usize = crate::abi::layout::SCAN_CLUSTER_WIDE_STRIPES as usize;
+const _: () = assert!(SMALL_WIDE_STRIPES >= super::tuning::scan_stripes(8));
 
-/// [`scan`] as one cluster of tiles of at most `CLUSTER` stripes (`CLUSTER > 0`, where
-/// [`cluster_launch`] holds) or otherwise (`CLUSTER == 0`).
+/// [`scan`] as a small launch of tiles of at most `SMALL` stripes (`SMALL > 0`: one cluster
+/// where [`cluster_launch`] holds, else, for items whose `tuning::scan_flat_copy` holds, a
+/// launch of at most [`FLAT_TILES`] tiles with the flat look-back) or otherwise (`SMALL == 0`:
+/// the look-back, flat where the launch has at most [`FLAT_TILES`] tiles and the items'
+/// `scan_flat_copy` does not hold).
 ///
 /// # Safety
-/// As [`scan`]; `CLUSTER > 0` only where [`cluster_launch`] holds, and the wide copy
-/// (`CLUSTER == CLUSTER_WIDE_STRIPES`) only for tiles of that many stripes.
+/// As [`scan`]; `SMALL > 0` only for the launches just named, of tiles of at most `SMALL`
+/// stripes.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // index loops unroll into registers
 unsafe fn scan_tile<
@@ -578,7 +590,7 @@ unsafe fn scan_tile<
     const VEC: usize,
     const SAVED: usize,
     const ROWS: usize,
-    const CLUSTER: usize,
+    const SMALL: usize,
 >(
     p: params::Scan,
     op: Op,
@@ -607,7 +619,9 @@ unsafe fn scan_tile<
     // warp touches only its own part of the staged tile, between `bar.warp.sync`s.
     unsafe {
         let tile = thread::block_idx_x();
-        let cluster = CLUSTER > 0;
+        let flat_copy = const { super::tuning::scan_flat_copy(size_of::<T>()) };
+        // A small copy runs a cluster launch, or (where `flat_copy`) a flat one.
+        let cluster = SMALL > 0 && (!flat_copy || cluster_launch::<ROWS>(p.pass));
         // The cluster barrier's one phase: this block has started and its mbarrier is
         // initialised (`cluster_tile_prefix`). Run once, while the thread's first loads are
         // in flight: the fence then delays no load.
@@ -638,10 +652,10 @@ unsafe fn scan_tile<
             requested if vectors => 1 << requested.ilog2(),
             requested => requested,
         };
-        // A cluster copy's tiles have at most `CLUSTER` stripes (the host's
-        // `layout::scan_stripes`); saying so keeps each cluster copy of the tile code small.
-        let stripes = if cluster {
-            stripes.min(CLUSTER)
+        // A small copy's tiles have at most `SMALL` stripes (the host's `layout::scan_stripes`);
+        // saying so keeps each small copy of the tile code small.
+        let stripes = if SMALL > 0 {
+            stripes.min(SMALL)
         } else {
             stripes
         };
@@ -812,7 +826,12 @@ unsafe fn scan_tile<
                     run = op.combine(before_tile, run);
                 }
             }
-        } else if tile > 0 && launch_tiles() <= FLAT_TILES {
+        } else if tile > 0
+            // (Not as `if flat_copy { .. } else { .. }`: so written, the 2-byte scans compiled
+            // otherwise than before `flat_copy` and spilled 16 bytes.)
+            && (flat_copy || launch_tiles() <= FLAT_TILES)
+            && (!flat_copy || SMALL > 0)
+        {
             if tid == 0 {
                 status.publish(Slot::Tile(tile), tile_total);
             }

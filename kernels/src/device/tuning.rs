@@ -92,6 +92,20 @@ pub const fn scan_saved_prefixes(item_bytes: usize) -> usize {
         0
     }
 }
+
+/// Whether the device scan of items of `item_bytes` runs launches of at most
+/// [`SCAN_FLAT_TILES`](crate::abi::layout::SCAN_FLAT_TILES) tiles (the flat look-back) in the
+/// copies of its tile code for small launches, beside the cluster's, rather than in the
+/// look-back's copy: for 8-byte items. Where the look-back's copy also held the flat
+/// look-back, it ran 1% slower at 2^28 items, though it executed the same instructions (on an
+/// H200, `h200-2026-11-28-scan-flat-copy-final-ab.csv`, H N N H: `u64` 1178-1182 → 1161-1166
+/// µs, `i64` 1174-1187 → 1164-1170 µs, `f64` 1175-1178 → 1167-1179 µs); for 4-byte and
+/// 2-byte items the copies of their own made the scans of 2^20-2^22 items 0.25-0.45 µs slower
+/// warm (`…-scan-flat-copy-ab.csv`), and the 2-byte min and max spilled.
+pub const fn scan_flat_copy(item_bytes: usize) -> bool {
+    item_bytes == 8
+}
+
 /// Rows of the scan's shared memory for the totals the tiles of a cluster launch send each
 /// other ([`scan_pass::CLUSTER`](crate::abi::params::scan_pass::CLUSTER)), by accumulator size
 /// and alignment: [`SCAN_CLUSTER_TILES`](crate::abi::layout::SCAN_CLUSTER_TILES) on sm_90 and
