@@ -478,7 +478,8 @@ macro_rules! scan_kernels {
 }
 
 /// From sm_90 every device scan kernel has the cluster copies of its tile (`scan_pass::CLUSTER`;
-/// one for tiles of up to 4 stripes, and one for 8 where its items' clusters have such tiles):
+/// one for tiles of up to 4 stripes, and one for 8 where its items' clusters have such tiles or
+/// its flat launches run in the small launches' copies, `tuning::scan_flat_copy`):
 /// its mbarrier initialised and fenced before its relaxed arrival at the cluster barrier's one
 /// phase (once per staging path), its sends into later tiles' shared memory (`mapa`,
 /// `st.async` completing on their mbarriers), the wait on its own mbarrier at cluster scope,
@@ -492,12 +493,14 @@ fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
         for &(name, item_bytes) in &scan_kernels {
             let body = kernel_body(ptx, name);
             let count = |instr: &str| count_instruction(body, instr);
-            let copies =
-                if layout::scan_cluster_stripes(item_bytes) > layout::SCAN_CLUSTER_NARROW_STRIPES {
-                    2
-                } else {
-                    1
-                };
+            let copies = if layout::scan_cluster_stripes(item_bytes)
+                > layout::SCAN_CLUSTER_NARROW_STRIPES
+                || warpkit::device::tuning::scan_flat_copy(item_bytes)
+            {
+                2
+            } else {
+                1
+            };
             let expected = |n: usize| if clusters { n * copies } else { 0 };
             // The setup (init, expect_tx, fence, arrival) is inlined once per staging path of
             // each cluster copy of the tile, each in that order; the waits once per copy.
