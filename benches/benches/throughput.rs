@@ -44,6 +44,7 @@ use std::time::Duration;
 use warpkit::ops::{ArgMin, Max, Min, Sum};
 use warpkit_benches::cub::{self, CubCase, CubLib};
 use warpkit_benches::pairs::{self, Comparison, Config, Enqueue as _, Sampler};
+use warpkit_benches::par;
 use warpkit_benches::report::{self, Row};
 use warpkit_benches::timing;
 use warpkit_host::half::f16;
@@ -407,23 +408,25 @@ fn random_data<T: Data>(n: usize, seed: u64) -> Vec<T> {
 
 /// The exact sum.
 fn exact_sum<T: Data>(data: &[T]) -> T::Accum {
-    T::accum(data.iter().map(|x| x.code()).sum())
+    let parts = par::map(data.len(), |part| {
+        data[part].iter().map(|x| x.code()).sum::<i128>()
+    });
+    T::accum(parts.into_iter().sum())
 }
 
 /// The exact prefix sums, inclusive or exclusive (as the output type; the exclusive scan's
 /// first item is `first`, which the libraries choose differently for floats).
 fn exact_scan<T: Data>(data: &[T], kind: ScanKind, first: T) -> Vec<T> {
-    let mut sum = 0i128;
-    let mut scan = Vec::with_capacity(data.len());
-    for &x in data {
-        let before = sum;
-        sum += x.code();
-        scan.push(match kind {
-            ScanKind::Inclusive => T::from_accum(T::accum(sum)),
-            ScanKind::Exclusive if scan.is_empty() => first,
+    let mut scan = vec![T::default(); data.len()];
+    par::running_sums(
+        &mut scan,
+        |i| data[i].code(),
+        |i, before, through| match kind {
+            ScanKind::Inclusive => T::from_accum(T::accum(through)),
+            ScanKind::Exclusive if i == 0 => first,
             ScanKind::Exclusive => T::from_accum(T::accum(before)),
-        });
-    }
+        },
+    );
     scan
 }
 
@@ -447,7 +450,7 @@ struct Rows {
 
 /// `None` when `got` equals `want` bit for bit; else what differs: the first items that
 /// differ and how many do.
-fn differs<V: bytemuck::Pod + std::fmt::Debug>(
+fn differs<V: bytemuck::Pod + Sync + std::fmt::Debug>(
     what: &str,
     got: &[V],
     want: &[V],
@@ -460,7 +463,9 @@ fn differs<V: bytemuck::Pod + std::fmt::Debug>(
         ));
     }
     let differ = |i: &usize| bytemuck::bytes_of(&got[*i]) != bytemuck::bytes_of(&want[*i]);
-    let count = (0..got.len()).filter(differ).count();
+    let count: usize = par::map(got.len(), |part| part.filter(differ).count())
+        .into_iter()
+        .sum();
     if count == 0 {
         return None;
     }
@@ -900,8 +905,11 @@ impl Bench<'_> {
             .enqueue(raw, 0)
             .map_err(|e| format!("{what}: check run of CUB: {e}"))?;
         sync("CUB's run")?;
-        let first = read(stream, side.ours_out)?.split_off(side.skip);
-        let mut cub = read(stream, side.cub_out)?.split_off(side.skip);
+        // (The items before `skip` are left in the vectors: no copy of the rest.)
+        let first_run = read(stream, side.ours_out)?;
+        let first = &first_run[side.skip..];
+        let mut cub_run = read(stream, side.cub_out)?;
+        let cub = &mut cub_run[side.skip..];
         // CUB's own first item, where its convention differs, checked here; the rest below.
         let cub_first = side.cub_first.map(|f| (f, cub.first().copied()));
         if let Some((f, Some(got))) = cub_first {
@@ -913,8 +921,8 @@ impl Bench<'_> {
             cub[0] = side.want[0];
         }
         let mut problems: Vec<String> = [
-            differs("warpkit against the host", &first, side.want),
-            differs("CUB against the host", &cub, side.want),
+            differs("warpkit against the host", first, side.want),
+            differs("CUB against the host", cub, side.want),
         ]
         .into_iter()
         .flatten()
@@ -923,11 +931,11 @@ impl Bench<'_> {
         ours.enqueue(raw, 0)
             .map_err(|e| format!("{what}: second check run of warpkit: {e}"))?;
         sync("warpkit's second run")?;
-        let second = read(stream, side.ours_out)?.split_off(side.skip);
+        let second = read(stream, side.ours_out)?;
         problems.extend(differs(
             "warpkit's second run against its first",
-            &second,
-            &first,
+            &second[side.skip..],
+            first,
         ));
         Ok((!problems.is_empty()).then(|| format!("{what}: {}", problems.join(" | "))))
     }
@@ -939,8 +947,8 @@ impl Bench<'_> {
 }
 
 /// What a row's outputs are read as: device values compared bit for bit.
-trait Out: bytemuck::Pod + std::fmt::Debug + DeviceRepr {}
-impl<V: bytemuck::Pod + std::fmt::Debug + DeviceRepr> Out for V {}
+trait Out: bytemuck::Pod + Sync + std::fmt::Debug + DeviceRepr {}
+impl<V: bytemuck::Pod + Sync + std::fmt::Debug + DeviceRepr> Out for V {}
 
 /// A value type of the arg-min rows: its output is two words of its width (its bits, then the
 /// index), warpkit's layout, which CUB's entry point writes too.

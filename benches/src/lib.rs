@@ -27,5 +27,6 @@ pub mod cold;
 pub mod cub;
 pub mod mem;
 pub mod pairs;
+pub mod par;
 pub mod report;
 pub mod timing;
