@@ -408,10 +408,11 @@ fn random_data<T: Data>(n: usize, seed: u64) -> Vec<T> {
 
 /// The exact sum.
 fn exact_sum<T: Data>(data: &[T]) -> T::Accum {
-    let parts = par::map(data.len(), |part| {
-        data[part].iter().map(|x| x.code()).sum::<i128>()
-    });
-    T::accum(parts.into_iter().sum())
+    T::accum(
+        par::part_sums(data.len(), |i| data[i].code())
+            .into_iter()
+            .sum(),
+    )
 }
 
 /// The exact prefix sums, inclusive or exclusive (as the output type; the exclusive scan's

@@ -46,6 +46,11 @@ pub fn fill<T: Send>(out: &mut [T], f: impl Fn(usize, Range<usize>, &mut [T]) + 
     });
 }
 
+/// The exact sum of `code(i)` over each of [`parts`]`(n)`, in the parts' order.
+pub fn part_sums(n: usize, code: impl Fn(usize) -> i128 + Sync) -> Vec<i128> {
+    map(n, |part| part.map(&code).sum())
+}
+
 /// The exact running sums of `code(i)` over `out`'s indices: `out[i] = item(i, before, through)`,
 /// with `before` the sum of the codes of the items before `i` and `through` that sum with
 /// `code(i)`. Each part is summed, then scanned after the parts before it, on threads.
@@ -54,7 +59,7 @@ pub fn running_sums<T: Send>(
     code: impl Fn(usize) -> i128 + Sync,
     item: impl Fn(usize, i128, i128) -> T + Sync,
 ) {
-    let before_part: Vec<i128> = map(out.len(), |part| part.map(&code).sum::<i128>())
+    let before_part: Vec<i128> = part_sums(out.len(), &code)
         .into_iter()
         .scan(0, |sum, part| {
             let before = *sum;
