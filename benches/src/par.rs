@@ -18,11 +18,19 @@ pub fn parts(n: usize) -> Vec<Range<usize>> {
 
 /// `f` of each of [`parts`]`(n)`, on threads of their own, in the parts' order.
 pub fn map<R: Send>(n: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+    map_parts(&parts(n), f)
+}
+
+/// `f` of each of `parts`, on threads of their own, in their order.
+fn map_parts<R: Send>(parts: &[Range<usize>], f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
     let f = &f;
     thread::scope(|s| {
-        let workers: Vec<_> = parts(n)
-            .into_iter()
-            .map(|part| s.spawn(move || f(part)))
+        let workers: Vec<_> = parts
+            .iter()
+            .map(|part| {
+                let part = part.clone();
+                s.spawn(move || f(part))
+            })
             .collect();
         workers
             .into_iter()
@@ -31,14 +39,18 @@ pub fn map<R: Send>(n: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
     })
 }
 
-/// `f(k, part, items)` for each part `k` of [`parts`]`(out.len())`, `items` being that part of
-/// `out`, on threads of their own.
-pub fn fill<T: Send>(out: &mut [T], f: impl Fn(usize, Range<usize>, &mut [T]) + Sync) {
+/// `f(k, part, items)` for each part `k` of `parts` (consecutive from 0, covering `out`'s
+/// indices, as [`parts`] gives), `items` being that part of `out`, on threads of their own.
+pub fn fill<T: Send>(
+    out: &mut [T],
+    parts: &[Range<usize>],
+    f: impl Fn(usize, Range<usize>, &mut [T]) + Sync,
+) {
+    assert_eq!(parts.last().map_or(0, |p| p.end), out.len());
     let f = &f;
-    let parts = parts(out.len());
     thread::scope(|s| {
         let mut rest = out;
-        for (k, part) in parts.into_iter().enumerate() {
+        for (k, part) in parts.iter().cloned().enumerate() {
             let (items, tail) = rest.split_at_mut(part.len());
             rest = tail;
             s.spawn(move || f(k, part, items));
@@ -48,18 +60,25 @@ pub fn fill<T: Send>(out: &mut [T], f: impl Fn(usize, Range<usize>, &mut [T]) + 
 
 /// The exact sum of `code(i)` over each of [`parts`]`(n)`, in the parts' order.
 pub fn part_sums(n: usize, code: impl Fn(usize) -> i128 + Sync) -> Vec<i128> {
-    map(n, |part| part.map(&code).sum())
+    sums_of_parts(&parts(n), code)
+}
+
+/// The exact sum of `code(i)` over each of `parts`, in their order.
+fn sums_of_parts(parts: &[Range<usize>], code: impl Fn(usize) -> i128 + Sync) -> Vec<i128> {
+    map_parts(parts, |part| part.map(&code).sum())
 }
 
 /// The exact running sums of `code(i)` over `out`'s indices: `out[i] = item(i, before, through)`,
 /// with `before` the sum of the codes of the items before `i` and `through` that sum with
-/// `code(i)`. Each part is summed, then scanned after the parts before it, on threads.
+/// `code(i)`. Each part is summed, then scanned after the parts before it, on threads (both
+/// passes over the same parts).
 pub fn running_sums<T: Send>(
     out: &mut [T],
     code: impl Fn(usize) -> i128 + Sync,
     item: impl Fn(usize, i128, i128) -> T + Sync,
 ) {
-    let before_part: Vec<i128> = part_sums(out.len(), &code)
+    let parts = parts(out.len());
+    let before_part: Vec<i128> = sums_of_parts(&parts, &code)
         .into_iter()
         .scan(0, |sum, part| {
             let before = *sum;
@@ -67,7 +86,7 @@ pub fn running_sums<T: Send>(
             Some(before)
         })
         .collect();
-    fill(out, |k, part, items| {
+    fill(out, &parts, |k, part, items| {
         let mut sum = before_part[k];
         for (i, out) in part.zip(items) {
             let before = sum;
@@ -120,8 +139,9 @@ mod tests {
         let sums = map(n, |r| r.map(|i| i as u64).sum::<u64>());
         assert_eq!(sums.iter().sum::<u64>(), (n as u64 - 1) * n as u64 / 2);
         let mut out = vec![u64::MAX; n];
-        fill(&mut out, |k, r, items| {
-            assert_eq!(parts(n)[k], r);
+        let parts = parts(n);
+        fill(&mut out, &parts, |k, r, items| {
+            assert_eq!(parts[k], r);
             assert_eq!(items.len(), r.len());
             for (item, i) in items.iter_mut().zip(r) {
                 *item = i as u64;
