@@ -284,14 +284,22 @@ fn cluster_row<const ROWS: usize>(totals: *mut [ClusterRow; ROWS], row: u32) -> 
     cvta_to_shared_u64(totals.cast::<ClusterRow>().wrapping_add(row as usize) as u64)
 }
 
-/// Thread 0 of tile `tile > 0` of a cluster launch, as the kernel starts: makes the tile's
-/// own row of `totals` an mbarrier that completes once the `tile` earlier tiles' totals have
-/// arrived (`tile * size_of::<A>()` bytes of `st.async`, see [`cluster_tile_prefix`]), and
-/// fences its init, so that the thread's relaxed arrival at the cluster barrier publishes it.
+/// Warp 0 of tile `tile > 0` of a cluster launch, as the kernel starts: lane 0 makes the
+/// tile's own row of `totals` an mbarrier that completes once the `tile` earlier tiles' totals
+/// have arrived (`tile * size_of::<A>()` bytes of `st.async`, see [`cluster_tile_prefix`]),
+/// and fences its init, so that the lane's relaxed arrival at the cluster barrier publishes it.
+///
+/// The warp synchronises between the init and lane 0's `arrive.expect_tx`. Lane 0 alone
+/// touches the mbarrier, but `ptxas` may predicate the init and issue it once for the warp
+/// on the uniform datapath (`@UP SYNCS.EXCH.64` under `VOTEU.ANY`), which compute-sanitizer's
+/// racecheck attributes to the whole warp: without the warp barrier it reported the init
+/// and the arrive as a hazard (H200, `bench-results/h200-2026-11-28-twenty-second-sanitize.txt`);
+/// with it `ptxas` branches around the init and racecheck reports none
+/// (`…-twenty-third-cluster-warp-sync-sanitize.txt`).
 ///
 /// # Safety
-/// As [`cluster_tile_prefix`]; called once, before the calling thread arrives at the cluster
-/// barrier.
+/// As [`cluster_tile_prefix`]; called once by every lane of warp 0, converged, before they
+/// arrive at the cluster barrier.
 #[cfg(any(
     not(target_arch = "nvptx64"),
     all(target_feature = "sm_90", target_feature = "ptx81")
@@ -301,13 +309,19 @@ unsafe fn expect_cluster_totals<A, const ROWS: usize>(tile: u32, totals: *mut [C
     // The sends are whole words (`map_words`), each completing 4 bytes.
     const { assert!(size_of::<A>().is_multiple_of(4)) };
     let arrivals = cluster_row(totals, tile);
+    let leader = lane_id() == 0;
     // SAFETY: the row is this block's, 8-byte aligned, and nothing else touches it before
     // the cluster barrier; `tile * size_of::<A>() <= 15 * 16` bytes.
     unsafe {
-        mbarrier_init_shared_b64(arrivals, 1);
-        mbarrier_arrive_expect_tx_shared_b64(arrivals, tile * size_of::<A>() as u32);
+        if leader {
+            mbarrier_init_shared_b64(arrivals, 1);
+        }
+        bar_warp_sync(LaneMask::FULL);
+        if leader {
+            mbarrier_arrive_expect_tx_shared_b64(arrivals, tile * size_of::<A>() as u32);
+            fence_mbarrier_init_release_cluster();
+        }
     }
-    fence_mbarrier_init_release_cluster();
 }
 
 /// Tile `tile`'s exclusive prefix in a launch of `tiles` tiles that is one cluster (see
@@ -328,7 +342,7 @@ unsafe fn expect_cluster_totals<A, const ROWS: usize>(tile: u32, totals: *mut [C
 /// Launched as one cluster of `tiles` = `%nctaid.x` ≤ `ROWS` =
 /// [`SCAN_CLUSTER_TILES`](crate::abi::layout::SCAN_CLUSTER_TILES) blocks,
 /// tile `t` being the block of rank `t`, `tile < tiles`; every thread of every block of the
-/// cluster arrived at the cluster barrier once at the start of the kernel, thread 0 of each
+/// cluster arrived at the cluster barrier once at the start of the kernel, warp 0 of each
 /// tile after [`expect_cluster_totals`], and calls this once; the accumulator is of whole
 /// 32-bit words and fits a row of `totals` ([`CLUSTER_TOTAL_WORDS`] words).
 #[cfg(any(
@@ -636,7 +650,7 @@ unsafe fn scan_tile<
                 all(target_feature = "sm_90", target_feature = "ptx81")
             ))]
             if cluster {
-                if tid == 0 && tile > 0 {
+                if tid < 32 && tile > 0 {
                     expect_cluster_totals::<A, ROWS>(tile, cluster_totals);
                 }
                 barrier_cluster_arrive_relaxed();
