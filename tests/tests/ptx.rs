@@ -480,8 +480,9 @@ macro_rules! scan_kernels {
 /// From sm_90 every device scan kernel has the cluster copies of its tile (`scan_pass::CLUSTER`;
 /// one for tiles of up to 4 stripes, and one for 8 where its items' clusters have such tiles or
 /// its flat launches run in the small launches' copies, `tuning::scan_flat_copy`):
-/// its mbarrier initialised and fenced before its relaxed arrival at the cluster barrier's one
-/// phase (once per staging path), its sends into later tiles' shared memory (`mapa`,
+/// its mbarrier initialised by lane 0 of warp 0, the warp synchronised, lane 0's arrival on
+/// it, and the init fenced before its relaxed arrival at the cluster barrier's one phase (once
+/// per staging path), its sends into later tiles' shared memory (`mapa`,
 /// `st.async` completing on their mbarriers), the wait on its own mbarrier at cluster scope,
 /// and no plain `st.shared::cluster`; below sm_90 none of it.
 #[test]
@@ -519,26 +520,34 @@ fn device_scans_run_small_inputs_as_one_cluster_from_sm90() {
             ] {
                 assert_eq!(count(instr), expected(1), "{arch} {name}: {instr}");
             }
+            // Lane 0's init, the warp's barrier (without it `ptxas` may issue the init for the
+            // whole warp on the uniform datapath, which racecheck reported as a hazard with
+            // the arrive), lane 0's arrive, its fence, then the cluster arrival.
+            let setup_steps = [
+                "mbarrier.init",
+                "bar.warp.sync",
+                "mbarrier.arrive.expect_tx",
+                "fence.mbarrier_init",
+                "barrier.cluster.arrive",
+            ];
             let order: Vec<&str> = body
                 .lines()
                 .filter_map(|line| {
-                    [
-                        "mbarrier.init",
-                        "fence.mbarrier_init",
-                        "barrier.cluster.arrive",
-                    ]
-                    .into_iter()
-                    .find(|instr| line.trim_start().starts_with(instr))
+                    setup_steps
+                        .into_iter()
+                        .find(|instr| line.trim_start().starts_with(instr))
                 })
                 .collect();
+            let inits: Vec<usize> = (0..order.len())
+                .filter(|&i| order[i] == "mbarrier.init")
+                .collect();
+            assert_eq!(inits.len(), setup, "{arch} {name}: the inits");
             assert!(
-                order.chunks(3).all(|c| c
-                    == [
-                        "mbarrier.init",
-                        "fence.mbarrier_init",
-                        "barrier.cluster.arrive"
-                    ]),
-                "{arch} {name}: each mbarrier init is fenced before the cluster arrival: {order:?}"
+                inits
+                    .iter()
+                    .all(|&i| order.get(i..i + setup_steps.len()) == Some(&setup_steps[..])),
+                "{arch} {name}: each mbarrier init is followed by the warp barrier, the arrive, \
+                 the fence and the cluster arrival: {order:?}"
             );
             assert_eq!(
                 count("mapa.shared::cluster.u64") > 0,
