@@ -242,6 +242,64 @@ fn vote_match_redux_and_lanes_match_the_model() {
             }
         }
 
+        // redux with lanes of the mask exited: the instruction (and the fallback) reduce over
+        // the lanes still present. Half the warps under the full mask.
+        let exits: Vec<u32> = (0..warps)
+            .map(|_| rng.random::<u32>() & rng.random::<u32>())
+            .collect();
+        let exit_masks: Vec<u32> = (0..warps)
+            .map(|w| {
+                if w % 2 == 0 {
+                    u32::MAX
+                } else {
+                    random_mask(&mut rng) | exits[w]
+                }
+            })
+            .collect();
+        let (exit_masks_d, exits_d) = (gpu.upload(&exit_masks), gpu.upload(&exits));
+        let mut out = gpu.poisoned::<u32>(warps * 32 * 17);
+        let kernel = gpu.function(&module, "warpkit_test_redux_exited");
+        let mut launch = gpu.stream.launch_builder(&kernel);
+        launch
+            .arg(&exit_masks_d)
+            .arg(&exits_d)
+            .arg(&values_d)
+            .arg(&mut out);
+        // SAFETY: the kernel's parameters, sized as it reads and writes them.
+        unsafe { launch.launch(config(warps * 32)) }.unwrap();
+        gpu.sync("warpkit_test_redux_exited");
+        let out = gpu.download(&out);
+        let poison = u32::from_ne_bytes([0xA5; 4]);
+        for w in 0..warps {
+            let present = exit_masks[w] & !exits[w];
+            let v: [u32; 32] = core::array::from_fn(|l| values[w * 32 + l]);
+            let f = v.map(f32::from_bits);
+            for lane in 0..32 {
+                let got = &out[(w * 32 + lane) * 17..][..17];
+                if !model::in_mask(present, lane as u32) {
+                    assert!(
+                        got.iter().all(|&x| x == poison),
+                        "{target} redux exited={:#x}: lane {lane} wrote",
+                        exits[w]
+                    );
+                    continue;
+                }
+                let ints = model::IntRedux::ALL
+                    .iter()
+                    .map(|op| model::redux_int(*op, present, &v));
+                let floats = FloatRedux::ALL
+                    .iter()
+                    .map(|op| model::redux_f32(*op, present, &f).to_bits());
+                let want: Vec<u32> = ints.chain(floats).collect();
+                assert_eq!(
+                    got, want,
+                    "{target} redux mask={:#x} exited={:#x} lane={lane} inputs={v:08x?}",
+                    exit_masks[w], exits[w]
+                );
+                cases += 17;
+            }
+        }
+
         // lanes and activemask in both arms of a branch that some lanes take.
         let branch: u32 = (rng.random::<u32>() | 1) & !(1 << 31);
         let mut out = gpu.poisoned::<u32>(32 * 7);

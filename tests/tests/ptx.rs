@@ -272,6 +272,16 @@ fn check_family_below(family: &[Shim], below: Below) {
                     "{arch} {}: the fallback shuffles",
                     shim.kernel
                 );
+                // A `redux.sync` wrapper's, like the instruction, reduces over the lanes of the
+                // mask that have not exited (`Tile` algorithms need every lane).
+                if shim.kernel.starts_with("warpkit_instr_redux_sync") {
+                    assert_eq!(
+                        count_instruction(body, "vote.sync.ballot.b32"),
+                        1,
+                        "{arch} {}: the fallback ballots the lanes present first:\n{body}",
+                        shim.kernel
+                    );
+                }
             }
             checked += 1;
         }

@@ -275,13 +275,17 @@ unsafe fn tile_prefix<A: Pod, Op: ReduceOp<A>>(
 
 /// The `.shared` address of row `row` of a block's `totals` (the same offset in every block of
 /// the cluster).
+///
+/// # Safety
+/// `totals` is in this block's shared memory and `row < ROWS`.
 #[cfg(any(
     not(target_arch = "nvptx64"),
     all(target_feature = "sm_90", target_feature = "ptx81")
 ))]
 #[inline(always)]
-fn cluster_row<const ROWS: usize>(totals: *mut [ClusterRow; ROWS], row: u32) -> u64 {
-    cvta_to_shared_u64(totals.cast::<ClusterRow>().wrapping_add(row as usize) as u64)
+unsafe fn cluster_row<const ROWS: usize>(totals: *mut [ClusterRow; ROWS], row: u32) -> u64 {
+    // SAFETY: the caller's conditions.
+    unsafe { cvta_to_shared_u64(totals.cast::<ClusterRow>().wrapping_add(row as usize) as u64) }
 }
 
 /// Warp 0 of tile `tile > 0` of a cluster launch, as the kernel starts: lane 0 makes the
@@ -308,7 +312,8 @@ fn cluster_row<const ROWS: usize>(totals: *mut [ClusterRow; ROWS], row: u32) -> 
 unsafe fn expect_cluster_totals<A, const ROWS: usize>(tile: u32, totals: *mut [ClusterRow; ROWS]) {
     // The sends are whole words (`map_words`), each completing 4 bytes.
     const { assert!(size_of::<A>().is_multiple_of(4)) };
-    let arrivals = cluster_row(totals, tile);
+    // SAFETY: the caller's conditions: `totals` is this block's, `tile` one of its rows.
+    let arrivals = unsafe { cluster_row(totals, tile) };
     let leader = lane_id() == 0;
     // SAFETY: the row is this block's, 8-byte aligned, and nothing else touches it before
     // the cluster barrier; `tile * size_of::<A>() <= 15 * 16` bytes.
@@ -1058,12 +1063,12 @@ unsafe fn copy_async<T>(dst: *mut T, src: *const T) {
             _ => 16,
         }
     };
-    let (dst, src) = (
-        cvta_to_shared_u64(dst as u64),
-        cvta_to_global_u64(src as u64),
-    );
     // SAFETY: the caller's conditions; each piece lies within the item, aligned to its size.
     unsafe {
+        let (dst, src) = (
+            cvta_to_shared_u64(dst as u64),
+            cvta_to_global_u64(src as u64),
+        );
         for k in 0..size_of::<T>() / piece {
             let (d, s) = (dst + (k * piece) as u64, src + (k * piece) as u64);
             match piece {

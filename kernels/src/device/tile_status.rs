@@ -65,7 +65,7 @@ impl StatusArray {
         #[cfg(any(
             not(target_arch = "nvptx64"),
             target_feature = "sm_87",
-            target_feature = "ptx74"
+            all(target_feature = "sm_80", target_feature = "ptx74")
         ))]
         unsafe {
             crate::instr::memory::prefetch_global_l2_evict_last(a)
@@ -73,7 +73,10 @@ impl StatusArray {
         // SAFETY: as above.
         #[cfg(all(
             target_arch = "nvptx64",
-            not(any(target_feature = "sm_87", target_feature = "ptx74"))
+            not(any(
+                target_feature = "sm_87",
+                all(target_feature = "sm_80", target_feature = "ptx74")
+            ))
         ))]
         unsafe {
             crate::instr::memory::prefetch_global_l2(a)

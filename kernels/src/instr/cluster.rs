@@ -105,7 +105,9 @@ pub unsafe fn barrier_cluster_wait() {
 /// `mapa.shared::cluster.u64 d, a, rank`: the `.shared::cluster` address of the variable at
 /// `.shared` address `a` ([`cvta_to_shared_u64`](super::memory::cvta_to_shared_u64)) in the
 /// block of rank `rank` of the calling thread's cluster. Only the address: accessing it is
-/// what needs the block to exist ([`ld_shared_cluster_u32`], [`st_shared_cluster_u32`]).
+/// what needs the block to exist ([`ld_shared_cluster_u32`], [`st_shared_cluster_u32`]). The
+/// ISA asks for a valid shared address in `a` and names no undefined behaviour otherwise: from
+/// any other `a` the address is meaningless, and the `unsafe` accesses are what may not use it.
 ///
 /// PTX ISA: [`mapa`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-mapa).
 /// PTX 7.8, sm_90+.

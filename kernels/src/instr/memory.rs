@@ -147,13 +147,18 @@ pub fn nanosleep(ns: u32) {
 ///
 /// PTX ISA: [`cvta`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cvta).
 /// PTX 2.0 (`.u64`: 64-bit addressing), every target.
+///
+/// # Safety
+/// `a` is an address of this block's shared memory (the `.shared::cta` window). The ISA
+/// leaves the *behaviour* of `cvta` with the `.shared` state space undefined otherwise, not
+/// only its result.
 #[doc(alias = "__cvta_shared_to_generic")]
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 #[inline(always)]
-pub fn cvta_shared_u64(a: u64) -> u64 {
+pub unsafe fn cvta_shared_u64(a: u64) -> u64 {
     crate::device_only! {
         let d: u64;
-        // SAFETY: an address conversion reads and writes no memory.
+        // SAFETY: the caller's condition; the conversion reads and writes no memory.
         unsafe {
             core::arch::asm!("cvta.shared.u64 {d}, {a};", d = out(reg64) d, a = in(reg64) a,
                 options(pure, nomem, nostack, preserves_flags));
@@ -162,34 +167,51 @@ pub fn cvta_shared_u64(a: u64) -> u64 {
     }
 }
 
-/// Defines a generic-to-state-space address conversion.
-macro_rules! cvta_to {
-    ($name:ident, $space:literal, $alias:literal) => {
-        #[doc = concat!("`cvta.to.", $space, ".u64 d, a`: the `.", $space, "` state-space address of the generic")]
-        #[doc = concat!("address `a`, which must point into ", $space, " memory (else the result is undefined,")]
-        /// which is why the instructions taking it are `unsafe`).
-        ///
-        /// PTX ISA: [`cvta`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cvta).
-        /// PTX 2.0 (`.u64`: 64-bit addressing), every target.
-        #[doc(alias = $alias)]
-        #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
-        #[inline(always)]
-        pub fn $name(a: u64) -> u64 {
-            crate::device_only! {
-                let d: u64;
-                // SAFETY: an address conversion reads and writes no memory.
-                unsafe {
-                    core::arch::asm!(concat!("cvta.to.", $space, ".u64 {d}, {a};"), d = out(reg64) d,
-                        a = in(reg64) a, options(pure, nomem, nostack, preserves_flags));
-                }
-                d
-            }
+/// `cvta.to.shared.u64 d, a`: the `.shared` state-space address of the generic address `a`,
+/// for the instructions that take one (`ld.shared`, `cp.async`, `mbarrier`, ...).
+///
+/// PTX ISA: [`cvta`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cvta).
+/// PTX 2.0 (`.u64`: 64-bit addressing), every target.
+///
+/// # Safety
+/// `a` points into this block's shared memory. The ISA leaves the *behaviour* of `cvta` with
+/// the `.shared` state space undefined otherwise, not only its result.
+#[doc(alias = "__cvta_generic_to_shared")]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn cvta_to_shared_u64(a: u64) -> u64 {
+    crate::device_only! {
+        let d: u64;
+        // SAFETY: the caller's condition; the conversion reads and writes no memory.
+        unsafe {
+            core::arch::asm!("cvta.to.shared.u64 {d}, {a};", d = out(reg64) d, a = in(reg64) a,
+                options(pure, nomem, nostack, preserves_flags));
         }
-    };
+        d
+    }
 }
 
-cvta_to!(cvta_to_shared_u64, "shared", "__cvta_generic_to_shared");
-cvta_to!(cvta_to_global_u64, "global", "__cvta_generic_to_global");
+/// `cvta.to.global.u64 d, a`: the `.global` state-space address of the generic address `a`,
+/// which must point into global memory (else the *result* is undefined, which is why the
+/// instructions taking it are `unsafe`).
+///
+/// PTX ISA: [`cvta`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cvta).
+/// PTX 2.0 (`.u64`: 64-bit addressing), every target.
+#[doc(alias = "__cvta_generic_to_global")]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub fn cvta_to_global_u64(a: u64) -> u64 {
+    crate::device_only! {
+        let d: u64;
+        // SAFETY: an address conversion reads and writes no memory; a generic address outside
+        // global memory gives an undefined result, no undefined behaviour.
+        unsafe {
+            core::arch::asm!("cvta.to.global.u64 {d}, {a};", d = out(reg64) d, a = in(reg64) a,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        d
+    }
+}
 
 /// `ld.shared.v4.u32 {d0, d1, d2, d3}, [a]`: loads 16 bytes from shared memory in one
 /// instruction (a warp's 32 consecutive 16-byte loads take four conflict-free wavefronts).
@@ -323,7 +345,7 @@ pub unsafe fn prefetch_global_l2(a: u64) {
 #[cfg(any(
     not(target_arch = "nvptx64"),
     target_feature = "sm_87",
-    target_feature = "ptx74"
+    all(target_feature = "sm_80", target_feature = "ptx74")
 ))]
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 #[inline(always)]

@@ -8,10 +8,12 @@
 //! | `and`, `or`, `xor` | `.b32` (here `u32`) | PTX 7.0, sm_80 |
 //! | `min`, `max`, with `.abs` and/or `.NaN` | `f32` | PTX 8.6, sm_100a |
 //!
-//! On a target without the instruction each function compiles, at compile time
-//! (`cfg(target_feature = ...)`), to a shuffle reduction with identical results:
-//! [`crate::warp::redux::shuffle_reduce`] (a butterfly for the full warp, a tree over the lanes'
-//! ranks for any other mask). For `f32` the rules are those of the instruction
+//! The instruction reduces over the lanes of `membermask` that have not exited, so a lane that
+//! returned early (`if i >= n { return; }`) is left out even under [`LaneMask::FULL`]. On a
+//! target without the instruction each function compiles, at compile time
+//! (`cfg(target_feature = ...)`), to a shuffle reduction with identical results, exited lanes
+//! left out the same way: [`crate::warp::redux::shuffle_reduce`] (a ballot of the lanes
+//! present, then a butterfly where all 32 are, a tree over the lanes' ranks otherwise). For `f32` the rules are those of the instruction
 //! ([`FloatRedux`]): without `.NaN` a NaN input is skipped and
 //! the result is NaN only when every input is; with `.NaN` any NaN gives the canonical NaN;
 //! `+0.0` is greater than `-0.0`; `.abs` reduces absolute values.

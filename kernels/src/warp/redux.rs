@@ -4,13 +4,14 @@
 //!
 //! - [`butterfly`]: `log2(W)` steps of `shfl.sync.bfly` over segments of `W` lanes, combining in
 //!   lane order (the one butterfly of the crate);
-//! - [`shuffle_reduce`]: any `membermask`: the butterfly for the full warp, a tree over the
-//!   lanes' ranks in the mask otherwise;
+//! - [`shuffle_reduce`]: any `membermask`, over its lanes that have not exited (as
+//!   `redux.sync`): the butterfly for the full warp, a tree over the lanes' ranks otherwise;
 //! - [`FloatRedux`]: the `f32` rules of `redux.sync.{min,max}{.abs}{.NaN}.f32`.
 
 use crate::instr::LaneMask;
 use crate::instr::shfl::{ShflControl, ShflMode};
 use crate::instr::sreg::{laneid, lanemask_lt};
+use crate::instr::vote::vote_sync_ballot_b32;
 use crate::warp::shfl::shfl_sync_mode;
 
 /// The NaN that `redux.sync` and `min`/`max` with `.NaN` return: `0x7fffffff`.
@@ -100,18 +101,23 @@ pub fn butterfly<T: Copy, const W: u32>(
     acc
 }
 
-/// Reduces `value` over the lanes of `mask` with shuffles, every lane getting the result.
+/// Reduces `value` over the lanes of `mask` that have not exited, with shuffles, every lane
+/// getting the result: what `redux.sync` computes ("across all non-exited threads in the
+/// membermask"), for any [`bytemuck::Pod`] type.
 ///
 /// `combine` must be associative; the lanes are combined in lane order, so it need not be
-/// commutative. The full warp takes a five-step butterfly; another mask a tree over the lanes'
-/// ranks in the mask, then a broadcast from the lowest lane. This is the fallback of every
-/// `redux.sync` function and works for any [`bytemuck::Pod`] type.
+/// commutative. A `vote.sync.ballot` first finds the lanes of `mask` still present (an exited
+/// lane votes nothing, and a shuffle from it would read an undefined value). All 32 take a
+/// five-step butterfly; other lanes a tree over their ranks, then a broadcast from the
+/// lowest. This is the fallback of every `redux.sync` function.
 #[inline(always)]
 pub fn shuffle_reduce<T: bytemuck::Pod>(
     mask: LaneMask,
     value: T,
     combine: impl Fn(T, T) -> T,
 ) -> T {
+    // SAFETY: the calling lane is in `mask` and present, so it voted its own bit.
+    let mask = unsafe { LaneMask::from_bits_unchecked(vote_sync_ballot_b32(mask, true)) };
     let c = ShflControl::for_width(ShflMode::Idx, 32);
     if mask == LaneMask::FULL {
         let bfly = ShflControl::for_width(ShflMode::Bfly, 32);

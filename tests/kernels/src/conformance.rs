@@ -108,38 +108,71 @@ pub unsafe fn warpkit_test_match(masks: *const u32, values: *const u64, out: *mu
     }
 }
 
-/// `redux.sync` conformance: per lane the 9 integer results, then the 8 `f32` results in
+/// Words per lane of the `redux.sync` kernels' output: [`redux_all`]'s.
+const REDUX_WORDS: usize = 17;
+
+/// Every `redux.sync` wrapper over `m`: the 9 integer results, then the 8 `f32` results in
 /// `FloatRedux::ALL` order.
+#[inline(always)]
+fn redux_all(m: LaneMask, v: u32) -> [u32; REDUX_WORDS] {
+    let f = f32::from_bits(v);
+    [
+        redux_sync_add_u32(m, v),
+        redux_sync_min_u32(m, v),
+        redux_sync_max_u32(m, v),
+        redux_sync_add_i32(m, v as i32) as u32,
+        redux_sync_min_i32(m, v as i32) as u32,
+        redux_sync_max_i32(m, v as i32) as u32,
+        redux_sync_and_b32(m, v),
+        redux_sync_or_b32(m, v),
+        redux_sync_xor_b32(m, v),
+        redux_sync_min_f32(m, f).to_bits(),
+        redux_sync_max_f32(m, f).to_bits(),
+        redux_sync_min_abs_f32(m, f).to_bits(),
+        redux_sync_max_abs_f32(m, f).to_bits(),
+        redux_sync_min_nan_f32(m, f).to_bits(),
+        redux_sync_max_nan_f32(m, f).to_bits(),
+        redux_sync_min_abs_nan_f32(m, f).to_bits(),
+        redux_sync_max_abs_nan_f32(m, f).to_bits(),
+    ]
+}
+
+/// `redux.sync` conformance: per lane of `masks[warp]` [`redux_all`]'s 17 words.
 #[warpkit::kernel]
 pub unsafe fn warpkit_test_redux(masks: *const u32, values: *const u32, out: *mut u32) {
     let slot = global_index();
     // SAFETY: the host sizes the arrays: out has 17 words per lane.
     unsafe {
-        let v = *values.add(slot);
-        let f = f32::from_bits(v);
         if let Some(m) = LaneMask::new(*masks.add(slot / 32)) {
-            let r = [
-                redux_sync_add_u32(m, v),
-                redux_sync_min_u32(m, v),
-                redux_sync_max_u32(m, v),
-                redux_sync_add_i32(m, v as i32) as u32,
-                redux_sync_min_i32(m, v as i32) as u32,
-                redux_sync_max_i32(m, v as i32) as u32,
-                redux_sync_and_b32(m, v),
-                redux_sync_or_b32(m, v),
-                redux_sync_xor_b32(m, v),
-                redux_sync_min_f32(m, f).to_bits(),
-                redux_sync_max_f32(m, f).to_bits(),
-                redux_sync_min_abs_f32(m, f).to_bits(),
-                redux_sync_max_abs_f32(m, f).to_bits(),
-                redux_sync_min_nan_f32(m, f).to_bits(),
-                redux_sync_max_nan_f32(m, f).to_bits(),
-                redux_sync_min_abs_nan_f32(m, f).to_bits(),
-                redux_sync_max_abs_nan_f32(m, f).to_bits(),
-            ];
-            for (k, x) in r.iter().enumerate() {
-                *out.add(slot * 17 + k) = *x;
-            }
+            let r = redux_all(m, *values.add(slot));
+            out.add(slot * REDUX_WORDS)
+                .cast::<[u32; REDUX_WORDS]>()
+                .write(r);
+        }
+    }
+}
+
+/// `redux.sync` with lanes of the mask gone: the lanes whose bit of `exits[warp]` is set
+/// return first; the others of `masks[warp]` write [`redux_all`]'s 17 words, which must cover
+/// the lanes still present only.
+#[warpkit::kernel]
+pub unsafe fn warpkit_test_redux_exited(
+    masks: *const u32,
+    exits: *const u32,
+    values: *const u32,
+    out: *mut u32,
+) {
+    let slot = global_index();
+    // SAFETY: the host sizes the arrays: one word per warp, out 17 words per lane.
+    unsafe {
+        if *exits.add(slot / 32) & sreg::lanemask_eq() != 0 {
+            return;
+        }
+        if let Some(m) = LaneMask::new(*masks.add(slot / 32)) {
+            let r = redux_all(m, *values.add(slot));
+            out.add(slot * REDUX_WORDS)
+                .cast::<[u32; REDUX_WORDS]>()
+                .write(r);
         }
     }
 }

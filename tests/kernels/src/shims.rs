@@ -179,8 +179,9 @@ mod families {
                 a
             };
             warpkit_instr_nanosleep => "nanosleep.u32" * 1, since sm_70: |a, _b, _c| { nanosleep(a); a };
-            warpkit_instr_cvta_shared_u64 => "cvta.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_shared_u64(a as u64) as u32;
-            warpkit_instr_cvta_to_shared_u64 => "cvta.to.shared.u64" * 1, since sm_70: |a, _b, _c| cvta_to_shared_u64(a as u64) as u32;
+            // `a` is no shared address: these two are assembled and inspected, never launched.
+            warpkit_instr_cvta_shared_u64 => "cvta.shared.u64" * 1, since sm_70: |a, _b, _c| unsafe { cvta_shared_u64(a as u64) } as u32;
+            warpkit_instr_cvta_to_shared_u64 => "cvta.to.shared.u64" * 1, since sm_70: |a, _b, _c| unsafe { cvta_to_shared_u64(a as u64) } as u32;
             // Twice: LLVM converts the `io` parameter with the same instruction.
             warpkit_instr_cvta_to_global_u64 => "cvta.to.global.u64" * 2, since sm_70: |a, _b, _c| cvta_to_global_u64(a as u64) as u32;
             warpkit_instr_ld_global_nc_v4_u32 => "ld.global.nc.v4.u32" * 1, since sm_70: |_a, _b, _c, p| {
@@ -307,12 +308,12 @@ mod families {
         /// mbarrier init and arrive (PTX 7.0: sm_80+; absent below).
         pub MBARRIER {
             warpkit_instr_mbarrier_init_shared_b64 => "mbarrier.init.shared.b64" * 1, since sm_80: |a, _b, _c| {
-                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_INIT: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                let mine = unsafe { cvta_to_shared_u64(warpkit::shared_array!(MBAR_INIT: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) as u64) };
                 unsafe { mbarrier_init_shared_b64(mine, 1 + (a & 255)) };
                 a
             };
             warpkit_instr_mbarrier_arrive_shared_b64 => "mbarrier.arrive.shared.b64" * 1, since sm_80: |_a, _b, _c| {
-                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_ARRIVE: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                let mine = unsafe { cvta_to_shared_u64(warpkit::shared_array!(MBAR_ARRIVE: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) as u64) };
                 unsafe { mbarrier_init_shared_b64(mine, 1) };
                 unsafe { mbarrier_arrive_shared_b64(mine) as u32 }
             };
@@ -332,18 +333,18 @@ mod families {
         /// sm_90+; absent below).
         pub MBARRIER_TX {
             warpkit_instr_mbarrier_arrive_expect_tx_shared_b64 => "mbarrier.arrive.expect_tx.shared.b64" * 1, since sm_90: |a, _b, _c| {
-                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_EXPECT: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                let mine = unsafe { cvta_to_shared_u64(warpkit::shared_array!(MBAR_EXPECT: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) as u64) };
                 unsafe { mbarrier_init_shared_b64(mine, 1) };
                 unsafe { mbarrier_arrive_expect_tx_shared_b64(mine, a & 1023) as u32 }
             };
             warpkit_instr_mbarrier_try_wait_parity_shared_b64 => "mbarrier.try_wait.parity.shared.b64" * 1, since sm_90: |a, _b, _c| {
-                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_WAIT: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                let mine = unsafe { cvta_to_shared_u64(warpkit::shared_array!(MBAR_WAIT: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) as u64) };
                 unsafe { mbarrier_init_shared_b64(mine, 1) };
                 unsafe { mbarrier_arrive_shared_b64(mine) };
                 unsafe { mbarrier_try_wait_parity_shared_b64(mine, a & 1) as u32 }
             };
             warpkit_instr_mbarrier_try_wait_parity_acquire_cluster_shared_b64 => "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64" * 1, since sm_90: |a, _b, _c| {
-                let mine = cvta_to_shared_u64(unsafe { warpkit::shared_array!(MBAR_WAIT_CLUSTER: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) } as u64);
+                let mine = unsafe { cvta_to_shared_u64(warpkit::shared_array!(MBAR_WAIT_CLUSTER: [u64; 1024]).cast::<u64>().add(warpkit::kernel::thread_idx_x() as usize % 1024) as u64) };
                 unsafe { mbarrier_init_shared_b64(mine, 1) };
                 unsafe { mbarrier_arrive_shared_b64(mine) };
                 unsafe { mbarrier_try_wait_parity_acquire_cluster_shared_b64(mine, a & 1) as u32 }
@@ -351,7 +352,7 @@ mod families {
             warpkit_instr_fence_mbarrier_init_release_cluster => "fence.mbarrier_init.release.cluster" * 1, since sm_90: |a, _b, _c| { fence_mbarrier_init_release_cluster(); a };
             warpkit_instr_st_async_shared_cluster_mbarrier_complete_tx_bytes_b32 => "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32" * 1, since sm_90: |a, _b, _c| {
                 let words = unsafe { warpkit::shared_array!(ST_ASYNC_B32: [u64; 2048]).cast::<u64>().add(2 * (warpkit::kernel::thread_idx_x() as usize % 1024)) };
-                let (mbar, word) = (cvta_to_shared_u64(words as u64), cvta_to_shared_u64(words as u64 + 8));
+                let (mbar, word) = unsafe { (cvta_to_shared_u64(words as u64), cvta_to_shared_u64(words as u64 + 8)) };
                 unsafe { mbarrier_init_shared_b64(mbar, 1) };
                 unsafe { mbarrier_arrive_expect_tx_shared_b64(mbar, 4) };
                 let rank = cluster_ctarank();
@@ -360,7 +361,7 @@ mod families {
             };
             warpkit_instr_st_async_shared_cluster_mbarrier_complete_tx_bytes_b64 => "st.async.shared::cluster.mbarrier::complete_tx::bytes.b64" * 1, since sm_90: |a, b, _c| {
                 let words = unsafe { warpkit::shared_array!(ST_ASYNC_B64: [u64; 2048]).cast::<u64>().add(2 * (warpkit::kernel::thread_idx_x() as usize % 1024)) };
-                let (mbar, word) = (cvta_to_shared_u64(words as u64), cvta_to_shared_u64(words as u64 + 8));
+                let (mbar, word) = unsafe { (cvta_to_shared_u64(words as u64), cvta_to_shared_u64(words as u64 + 8)) };
                 unsafe { mbarrier_init_shared_b64(mbar, 1) };
                 unsafe { mbarrier_arrive_expect_tx_shared_b64(mbar, 8) };
                 let rank = cluster_ctarank();
