@@ -9,7 +9,9 @@ use std::sync::Arc;
 use warpkit_builder::Target;
 
 /// warpkit's kernels loaded on one device. Cheap to clone (one `Arc`); `Send + Sync`: share
-/// it between threads freely (every call binds its context to the calling thread).
+/// it between threads freely (every call binds its context to the calling thread). Dropping
+/// the last clone waits for the whole context (every stream, other libraries' too) before it
+/// unloads the kernels, whose work may still be pending on any stream.
 ///
 /// ```no_run
 /// use warpkit_host::Warpkit;

@@ -14,7 +14,9 @@
 //! `Affine` and `Compose` (shared by both crates):
 //!
 //! ```ignore
-//! let kernels = CustomKernels::<Affine, Compose>::load(&wk, MY_PTX, "my_affine")?;
+//! // SAFETY: MY_PTX is the kernel crate's PTX, whose `my_affine` kernels
+//! // `custom_kernels!` emitted for `Affine` and `Compose`.
+//! let kernels = unsafe { CustomKernels::<Affine, Compose>::load(&wk, MY_PTX, "my_affine") }?;
 //! let total: Affine = queue.custom(&kernels)?.reduce(&maps)?;
 //! ```
 
@@ -71,8 +73,11 @@ pub fn declared_layout(ptx: &str, prefix: &str) -> Option<DeclaredLayout> {
 }
 
 /// The four kernels of a value type `T` and operator `Op` from a user's PTX, resolved once.
-/// Kernels built for a type of another size or alignment are refused when they load. `Op` must be the operator the kernels were built with: the host
-/// uses its identity for empty input.
+/// Kernels built for a type of another size or alignment are refused when they load. `Op`
+/// must be the operator the kernels were built with: the host uses its identity for empty
+/// input. Dropping the last one of a module waits for the whole context (`cuCtxSynchronize`:
+/// every stream, other libraries' too) before it unloads the module, as work of its kernels
+/// may still be pending on any stream.
 pub struct CustomKernels<T, Op> {
     pub(crate) module: Arc<Module>,
     pub(crate) set: Set,
@@ -82,7 +87,15 @@ pub struct CustomKernels<T, Op> {
 
 impl<T: Pod, Op: ReduceOp<T> + Default> CustomKernels<T, Op> {
     /// Loads `ptx` into `wk`'s context and resolves the `prefix` kernels for `T`.
-    pub fn load(wk: &Warpkit, ptx: &str, prefix: &str) -> Result<Self, Error> {
+    ///
+    /// # Safety
+    /// The `prefix` kernels of `ptx` are those `warpkit::custom_kernels!` emitted for `T` and
+    /// `Op` (your kernel crate's PTX, from its build script): the safe operations launch them
+    /// with the library's parameters and rely on them to touch only the memory those describe.
+    /// `load` checks the layout and ABI line the macro writes, which catches a stale or
+    /// mismatched build, but no text check can prove where code came from: loading other PTX
+    /// is like loading a shared library.
+    pub unsafe fn load(wk: &Warpkit, ptx: &str, prefix: &str) -> Result<Self, Error> {
         let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
         match declared_layout(ptx, prefix) {
             Some(DeclaredLayout {
@@ -147,7 +160,6 @@ impl Queue {
             return Err(Error::WrongContext { op: "custom" });
         }
         Ok(Custom {
-            captured_before: self.captured,
             queue: self,
             kernels,
         })
@@ -159,22 +171,33 @@ impl Queue {
 pub struct Custom<'q, T, Op> {
     queue: &'q mut Queue,
     kernels: &'q CustomKernels<T, Op>,
-    /// The queue's captured operations when this began.
-    captured_before: u64,
 }
 
-impl<T, Op> Drop for Custom<'_, T, Op> {
-    /// If an operation was captured into a graph, keeps the kernels' module loaded for good:
-    /// the graph may be replayed after the [`CustomKernels`] are dropped (as the queue keeps
-    /// its storage, `Queue::note_capture`).
-    fn drop(&mut self) {
-        if self.queue.captured > self.captured_before {
-            std::mem::forget(self.kernels.module.clone());
+/// Keeps `modules` loaded for good if an operation was just captured into a graph
+/// (`captured_after > captured_before`): the graph may be replayed after the [`CustomKernels`]
+/// are dropped, as the queue keeps its storage (`Queue::note_capture`). Done as the operation
+/// returns, not in a destructor, which safe code may skip (`std::mem::forget`).
+pub(crate) fn pin_if_captured<'m>(
+    captured_before: u64,
+    captured_after: u64,
+    modules: impl IntoIterator<Item = &'m Arc<Module>>,
+) {
+    if captured_after > captured_before {
+        for module in modules {
+            std::mem::forget(module.clone());
         }
     }
 }
 
 impl<T: Pod, Op> Custom<'_, T, Op> {
+    /// Runs one operation of the queue with these kernels ([`pin_if_captured`]).
+    fn run<R>(&mut self, op: impl FnOnce(&mut Queue, Set) -> Result<R, Error>) -> Result<R, Error> {
+        let before = self.queue.captured;
+        let result = op(self.queue, self.kernels.set);
+        pin_if_captured(before, self.queue.captured, [&self.kernels.module]);
+        result
+    }
+
     /// See [`Queue::reduce_into`].
     pub fn reduce_into(
         &mut self,
@@ -184,16 +207,18 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
         let stream = self.queue.stream.clone();
         let (i, _ri) = input!(self.queue, "reduce_into", stream, input);
         let (o, _ro) = output!(self.queue, "reduce_into", stream, output);
-        let id = bytemuck::bytes_of(&self.kernels.identity);
-        self.queue.do_reduce_into(self.kernels.set, i, o, id)
+        let identity = self.kernels.identity;
+        self.run(|q, set| q.do_reduce_into(set, i, o, bytemuck::bytes_of(&identity)))
     }
 
     /// See [`Queue::reduce`].
     pub fn reduce(&mut self, input: &impl DevicePtr<T>) -> Result<T, Error> {
         let stream = self.queue.stream.clone();
         let (i, _ri) = input!(self.queue, "reduce", stream, input);
-        let id = bytemuck::bytes_of(&self.kernels.identity);
-        Ok(value(&self.queue.do_reduce(self.kernels.set, i, id)?))
+        let identity = self.kernels.identity;
+        Ok(value(&self.run(|q, set| {
+            q.do_reduce(set, i, bytemuck::bytes_of(&identity))
+        })?))
     }
 
     /// See [`Queue::scan`].
@@ -206,7 +231,7 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
         let stream = self.queue.stream.clone();
         let (i, _ri) = input!(self.queue, "scan", stream, input);
         let (o, _ro) = output!(self.queue, "scan", stream, output);
-        self.queue.do_scan(self.kernels.set, i, o, kind)
+        self.run(|q, set| q.do_scan(set, i, o, kind))
     }
 
     /// See [`Queue::scan_in_place`].
@@ -217,7 +242,7 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
     ) -> Result<(), Error> {
         let stream = self.queue.stream.clone();
         let (d, _rd) = output!(self.queue, "scan_in_place", stream, data);
-        self.queue.do_scan(self.kernels.set, d, d, kind)
+        self.run(|q, set| q.do_scan(set, d, d, kind))
     }
 
     /// See [`Queue::rows_reduce`].
@@ -230,7 +255,7 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
         let stream = self.queue.stream.clone();
         let (i, _ri) = input!(self.queue, "rows_reduce", stream, input);
         let (o, _ro) = output!(self.queue, "rows_reduce", stream, output);
-        self.queue.do_rows_reduce(self.kernels.set, i, width, o)
+        self.run(|q, set| q.do_rows_reduce(set, i, width, o))
     }
 
     /// See [`Queue::rows_scan`].
@@ -244,7 +269,7 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
         let stream = self.queue.stream.clone();
         let (i, _ri) = input!(self.queue, "rows_scan", stream, input);
         let (o, _ro) = output!(self.queue, "rows_scan", stream, output);
-        self.queue.do_rows_scan(self.kernels.set, i, width, o, kind)
+        self.run(|q, set| q.do_rows_scan(set, i, width, o, kind))
     }
 
     /// See [`Queue::segments_reduce`].
@@ -257,8 +282,7 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
         let stream = self.queue.stream.clone();
         let (i, _ri) = input!(self.queue, "segments_reduce", stream, input);
         let (o, _ro) = output!(self.queue, "segments_reduce", stream, output);
-        self.queue
-            .do_segments_reduce(self.kernels.set, i, offsets, o)
+        self.run(|q, set| q.do_segments_reduce(set, i, offsets, o))
     }
 
     /// See [`Queue::segments_scan`].
@@ -272,8 +296,7 @@ impl<T: Pod, Op> Custom<'_, T, Op> {
         let stream = self.queue.stream.clone();
         let (i, _ri) = input!(self.queue, "segments_scan", stream, input);
         let (o, _ro) = output!(self.queue, "segments_scan", stream, output);
-        self.queue
-            .do_segments_scan(self.kernels.set, i, offsets, o, kind)
+        self.run(|q, set| q.do_segments_scan(set, i, offsets, o, kind))
     }
 }
 

@@ -71,7 +71,14 @@
 //! A graph keeps the addresses of the queue's storage and kernels, and may be replayed after
 //! the queue is gone, so a queue that has been captured never frees its storage (it leaks
 //! what it replaces and what it holds when dropped) and keeps its kernels loaded for the rest
-//! of the process. Your own buffers are yours to keep alive while a graph may replay.
+//! of the process (custom kernels too, from the operation that was captured). Your own
+//! buffers are yours to keep alive while a graph may replay.
+//!
+//! A replay uses that same storage (the scan's tile status, the reduce's partials and
+//! counter), so order every replay with the queue's stream: launch the graph on it, or make
+//! the two streams wait for each other's events. A replay on another stream running at the
+//! same time as a later operation of the queue, or as another replay, races on the storage:
+//! wrong results, or a kernel that waits forever for a flag.
 
 mod context;
 #[cfg(feature = "cust")]

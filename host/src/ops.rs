@@ -547,7 +547,9 @@ impl Queue {
     }
 
     /// Enqueues one reduction per row `r` = `input[offsets[r]..offsets[r+1]]`. The offsets
-    /// are copied to the device in stream order (so not inside a graph capture).
+    /// are copied to the device in stream order (so not inside a graph capture), from a host
+    /// buffer the queue keeps until that copy is done: a second `segments_*` call first waits
+    /// on the host for the previous call's copy, so for the work enqueued before it.
     pub fn segments_reduce<T: Element, O: DeviceOp>(
         &mut self,
         input: &impl DevicePtr<T>,
@@ -562,7 +564,8 @@ impl Queue {
     }
 
     /// Enqueues one scan per row `r` = `input[offsets[r]..offsets[r+1]]`, into the same
-    /// positions of `output`; elements outside every row are left as they are.
+    /// positions of `output`; elements outside every row are left as they are. The offsets
+    /// travel as in [`Queue::segments_reduce`] (with its wait for the previous call's copy).
     pub fn segments_scan<T: Element, O: DeviceOp>(
         &mut self,
         input: &impl DevicePtr<T>,

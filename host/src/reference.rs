@@ -90,8 +90,15 @@ pub struct Fold<A: Model> {
 }
 
 impl<A: Model> Fold<A> {
-    /// A fold of the operator named `op` (`sum`, `min`, `max`).
+    /// A fold of the operator named `op` (`sum`, `min`, `max`: a [`DeviceOp::NAME`]).
+    ///
+    /// # Panics
+    /// If `op` is another name.
     pub fn new(op: &'static str) -> Fold<A> {
+        assert!(
+            matches!(op, "sum" | "min" | "max"),
+            "Fold::new: no operator {op:?}; the model folds \"sum\", \"min\" and \"max\""
+        );
         Fold {
             op,
             any: false,

@@ -31,7 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (target, ptx) =
         warpkit_builder::Target::best_for_driver(MY_KERNELS_PTX, major, minor, driver)
             .ok_or("no PTX of the kernel crate runs on this device and its driver")?;
-    let kernels = CustomKernels::<Mat2, MatMul>::load(&wk, ptx, "mat2")?;
+    // SAFETY: `ptx` is this crate's kernel crate, whose `custom_kernels!` emitted `mat2`.
+    let kernels = unsafe { CustomKernels::<Mat2, MatMul>::load(&wk, ptx, "mat2") }?;
     let mut rng = rand::rng();
     let n = 300_007;
     let matrices: Vec<Mat2> = (0..n).map(|_| Mat2(rng.random())).collect();

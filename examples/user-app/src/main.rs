@@ -1034,8 +1034,10 @@ fn check_library(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> Result<(),
 
     let (major, minor) = ctx.compute_capability()?;
     let (_, ptx) = best_ptx(major as u32, minor as u32)?;
-    let affine = CustomKernels::<Affine, Compose>::load(&wk, ptx, "user_affine")?;
-    let argmax = CustomKernels::<KeyValue, MaxKey>::load(&wk, ptx, "user_argmax")?;
+    // SAFETY: `ptx` is this example's kernel crate, whose `custom_kernels!` emitted these.
+    let affine = unsafe { CustomKernels::<Affine, Compose>::load(&wk, ptx, "user_affine") }?;
+    // SAFETY: as above.
+    let argmax = unsafe { CustomKernels::<KeyValue, MaxKey>::load(&wk, ptx, "user_argmax") }?;
     for n in [1usize, 1000, (1 << 20) + 3] {
         let maps: Vec<Affine> = (0..n)
             .map(|_| Affine {
@@ -1106,8 +1108,77 @@ fn check_library(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> Result<(),
             return Err(format!("arg-max of {n} keys: {best:?} vs {want:?}").into());
         }
     }
+    replay_custom_scan_after_drop(ctx, stream, &mut queue, affine)?;
     println!(
-        "ok: warpkit reduce and scan on the same stream; custom kernels: affine-map composition (reduce, scan, rows reduce and exclusive scan) and key arg-max"
+        "ok: warpkit reduce and scan on the same stream; custom kernels: affine-map composition (reduce, scan, rows reduce and exclusive scan, a scan captured in a CUDA graph and replayed after its kernels were dropped) and key arg-max"
     );
+    Ok(())
+}
+
+/// A custom scan captured into a CUDA graph, replayed with fresh data after its kernels are
+/// dropped: the queue keeps their module loaded from the capture on, even where the operation's
+/// handle is leaked (`std::mem::forget` is safe, so that cannot hang on a destructor).
+fn replay_custom_scan_after_drop(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    queue: &mut warpkit_host::Queue,
+    affine: warpkit_host::CustomKernels<user_kernels::Affine, user_kernels::Compose>,
+) -> Result<(), Error> {
+    use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+    use user_kernels::{Affine, Compose};
+    use warpkit::ops::ReduceOp;
+    use warpkit_host::ScanKind;
+
+    let mut rng = rand::rng();
+    let n = (1 << 18) + 5;
+    let mut random_maps = || -> Vec<Affine> {
+        (0..n)
+            .map(|_| Affine {
+                a: rng.random::<u32>() | 1,
+                b: rng.random(),
+            })
+            .collect()
+    };
+    let mut input = stream.clone_htod(&random_maps())?;
+    let mut scanned = stream.alloc_zeros::<Affine>(n)?;
+    // Once outside the capture, so the queue's storage exists.
+    queue
+        .custom(&affine)?
+        .scan(&input, &mut scanned, ScanKind::Inclusive)?;
+    stream.synchronize()?;
+    // SAFETY: nothing else uses these buffers on other streams during the capture.
+    unsafe { ctx.disable_event_tracking() };
+    stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
+    let mut custom = queue.custom(&affine)?;
+    let captured = custom.scan(&input, &mut scanned, ScanKind::Inclusive);
+    std::mem::forget(custom);
+    let graph = stream.end_capture(CUgraphInstantiate_flags(0));
+    // SAFETY: the capture has ended.
+    unsafe { ctx.enable_event_tracking() };
+    captured?;
+    let graph = graph?.ok_or("the capture made no graph")?;
+    drop(affine);
+    for replay in 0..2 {
+        let maps = random_maps();
+        stream.memcpy_htod(&maps, &mut input)?;
+        let poison = Affine {
+            a: 0xA5A5_A5A5,
+            b: 0xA5A5_A5A5,
+        };
+        stream.memcpy_htod(&vec![poison; n], &mut scanned)?;
+        graph.launch()?;
+        let got = stream.clone_dtoh(&scanned)?;
+        let mut acc = Compose.identity();
+        for (i, &f) in maps.iter().enumerate() {
+            acc = Compose.combine(acc, f);
+            if got[i] != acc {
+                return Err(format!(
+                    "replay {replay} of the captured custom scan, prefix {i}: {:?} vs {acc:?}",
+                    got[i]
+                )
+                .into());
+            }
+        }
+    }
     Ok(())
 }

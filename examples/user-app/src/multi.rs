@@ -51,7 +51,8 @@ fn kernels(
     let (major, minor) = ctx.compute_capability()?;
     let (_, ptx) = best_ptx(major as u32, minor as u32)?;
     (0..gpus.ranks().len())
-        .map(|i| Ok(CustomKernels::load(gpus.warpkit(i), ptx, "user_affine")?))
+        // SAFETY: `ptx` is this example's kernel crate, whose `custom_kernels!` emitted these.
+        .map(|i| Ok(unsafe { CustomKernels::load(gpus.warpkit(i), ptx, "user_affine") }?))
         .collect()
 }
 

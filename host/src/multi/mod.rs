@@ -62,7 +62,7 @@ mod arg;
 pub mod nccl;
 
 use crate::context::{Warpkit, open_device};
-use crate::custom::CustomKernels;
+use crate::custom::{CustomKernels, pin_if_captured};
 use crate::element::{DeviceOp, Element};
 use crate::error::{During as _, Error};
 use crate::ops::{Range, Set, check_output};
@@ -369,6 +369,17 @@ impl MultiGpu {
         )
     }
 
+    /// Refuses `op`, which returns its result to the host, while any GPU's stream captures a
+    /// graph (as [`Queue::reduce`] does), before it allocates or enqueues anything.
+    fn not_capturing(&self, op: &'static str) -> Result<(), Error> {
+        for rank in &self.ranks {
+            rank.queue.bind()?;
+            rank.queue
+                .not_capturing(op, "it returns the result to the host; use reduce_into")?;
+        }
+        Ok(())
+    }
+
     /// The reduction of all shards, on every GPU, returned from this process's first GPU.
     pub fn reduce<T: Element, O: DeviceOp, S: DevicePtr<T>>(
         &mut self,
@@ -378,6 +389,7 @@ impl MultiGpu {
     where
         T::Accum: Element,
     {
+        self.not_capturing("multi reduce")?;
         let mut outs = self.alloc::<T::Accum>(&vec![1; self.ranks.len()])?;
         self.reduce_into(inputs, &mut outs, op)?;
         self.synchronize()?;
@@ -797,6 +809,21 @@ pub struct MultiCustom<'a, T, Op> {
 }
 
 impl<T: Pod, Op: ReduceOp<T>> MultiCustom<'_, T, Op> {
+    /// Runs one operation over every GPU with these kernels; if any GPU's queue captured it
+    /// into a graph, keeps every GPU's kernels loaded for good ([`pin_if_captured`]).
+    fn run<R>(
+        &mut self,
+        op: impl FnOnce(&mut MultiGpu, &[Plan], &[u8]) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let captured = |gpus: &MultiGpu| gpus.ranks.iter().map(|r| r.queue.captured).sum();
+        let (plans, identity) = (self.plans(), self.kernels[0].identity);
+        let before = captured(self.gpus);
+        let result = op(self.gpus, &plans, bytemuck::bytes_of(&identity));
+        let modules = self.kernels.iter().map(|k| &k.module);
+        pin_if_captured(before, captured(self.gpus), modules);
+        result
+    }
+
     fn plans(&self) -> Vec<Plan> {
         self.kernels
             .iter()
@@ -813,15 +840,9 @@ impl<T: Pod, Op: ReduceOp<T>> MultiCustom<'_, T, Op> {
         inputs: &[S],
         outputs: &mut [D],
     ) -> Result<(), Error> {
-        let plans = self.plans();
-        let identity = self.kernels[0].identity;
-        self.gpus.reduce_typed(
-            "multi custom reduce_into",
-            &plans,
-            inputs,
-            outputs,
-            bytemuck::bytes_of(&identity),
-        )
+        self.run(|gpus, plans, identity| {
+            gpus.reduce_typed("multi custom reduce_into", plans, inputs, outputs, identity)
+        })
     }
 
     /// See [`MultiGpu::reduce`].
@@ -829,6 +850,7 @@ impl<T: Pod, Op: ReduceOp<T>> MultiCustom<'_, T, Op> {
     where
         T: DeviceRepr + ValidAsZeroBits,
     {
+        self.gpus.not_capturing("multi custom reduce")?;
         let mut outs = self.gpus.alloc::<T>(&vec![1; self.gpus.ranks.len()])?;
         self.reduce_into(inputs, &mut outs)?;
         self.gpus.synchronize()?;
@@ -847,16 +869,9 @@ impl<T: Pod, Op: ReduceOp<T>> MultiCustom<'_, T, Op> {
         outputs: &mut [D],
         kind: ScanKind,
     ) -> Result<(), Error> {
-        let plans = self.plans();
-        let identity = self.kernels[0].identity;
-        self.gpus.scan_typed(
-            "multi custom scan",
-            &plans,
-            inputs,
-            outputs,
-            kind,
-            bytemuck::bytes_of(&identity),
-        )
+        self.run(|gpus, plans, identity| {
+            gpus.scan_typed("multi custom scan", plans, inputs, outputs, kind, identity)
+        })
     }
 }
 
