@@ -67,6 +67,13 @@
 //! Block-level functions synchronize the whole block (`bar.sync`) and use shared memory the
 //! caller provides; they are `unsafe`, with the conditions listed on each.
 //!
+//! Where the ISA leaves the *behaviour* of an instruction undefined for some operand, its
+//! wrapper is `unsafe`, even for one that touches no memory: `cvta` to or from the `.shared`
+//! state space ("the address must belong to the space …, otherwise the behavior is
+//! undefined", PTX ISA 9.0). Where only the *result* is undefined (`cvta.to.global` from an
+//! address outside global memory, `mapa` of an invalid address), the wrapper is safe and
+//! the instructions that would use the result are `unsafe`.
+//!
 //! ## Writing your own kernels
 //!
 //! A kernel crate is `#![no_std]`, depends on `warpkit`, and is built into PTX by

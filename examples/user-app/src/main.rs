@@ -1116,8 +1116,8 @@ fn check_library(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> Result<(),
 }
 
 /// A custom scan captured into a CUDA graph, replayed with fresh data after its kernels are
-/// dropped: the queue keeps their module loaded from the capture on, even where the operation's
-/// handle is leaked (`std::mem::forget` is safe, so that cannot hang on a destructor).
+/// dropped: the operation that is captured keeps their module loaded for good (no destructor
+/// of the operation's handle is needed for that, which safe code could skip).
 fn replay_custom_scan_after_drop(
     ctx: &Arc<CudaContext>,
     stream: &Arc<CudaStream>,
@@ -1149,9 +1149,9 @@ fn replay_custom_scan_after_drop(
     // SAFETY: nothing else uses these buffers on other streams during the capture.
     unsafe { ctx.disable_event_tracking() };
     stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
-    let mut custom = queue.custom(&affine)?;
-    let captured = custom.scan(&input, &mut scanned, ScanKind::Inclusive);
-    std::mem::forget(custom);
+    let captured = queue
+        .custom(&affine)?
+        .scan(&input, &mut scanned, ScanKind::Inclusive);
     let graph = stream.end_capture(CUgraphInstantiate_flags(0));
     // SAFETY: the capture has ended.
     unsafe { ctx.enable_event_tracking() };
