@@ -209,41 +209,9 @@ fn vote_match_redux_and_lanes_match_the_model() {
             })
             .collect();
         let values_d = gpu.upload(&values);
-        let mut out = gpu.poisoned::<u32>(warps * 32 * 17);
-        let kernel = gpu.function(&module, "warpkit_test_redux");
-        let mut launch = gpu.stream.launch_builder(&kernel);
-        launch.arg(&masks_d).arg(&values_d).arg(&mut out);
-        // SAFETY: the kernel's parameters, sized as it reads and writes them.
-        unsafe { launch.launch(config(warps * 32)) }.unwrap();
-        gpu.sync("warpkit_test_redux");
-        let out = gpu.download(&out);
-        for w in 0..warps {
-            let mask = mask_list[w];
-            let v: [u32; 32] = core::array::from_fn(|l| values[w * 32 + l]);
-            let f = v.map(f32::from_bits);
-            for lane in (0..32).filter(|&l| model::in_mask(mask, l as u32)) {
-                let got = &out[(w * 32 + lane) * 17..][..17];
-                for (k, op) in model::IntRedux::ALL.iter().enumerate() {
-                    assert_eq!(
-                        got[k],
-                        model::redux_int(*op, mask, &v),
-                        "{target} redux {op:?} mask={mask:#x}"
-                    );
-                }
-                for (k, op) in FloatRedux::ALL.iter().enumerate() {
-                    let want = model::redux_f32(*op, mask, &f).to_bits();
-                    assert_eq!(
-                        got[9 + k],
-                        want,
-                        "{target} redux {op:?} mask={mask:#x} lane={lane} inputs={v:08x?}"
-                    );
-                }
-                cases += 17;
-            }
-        }
-
-        // redux with lanes of the mask exited: the instruction (and the fallback) reduce over
-        // the lanes still present. Half the warps under the full mask.
+        // Once with every lane present, once with lanes of the mask exited: the instruction
+        // (and the fallback) reduce over the lanes still present. Half the warps of the second
+        // run under the full mask.
         let exits: Vec<u32> = (0..warps)
             .map(|_| rng.random::<u32>() & rng.random::<u32>())
             .collect();
@@ -256,47 +224,50 @@ fn vote_match_redux_and_lanes_match_the_model() {
                 }
             })
             .collect();
-        let (exit_masks_d, exits_d) = (gpu.upload(&exit_masks), gpu.upload(&exits));
-        let mut out = gpu.poisoned::<u32>(warps * 32 * 17);
-        let kernel = gpu.function(&module, "warpkit_test_redux_exited");
-        let mut launch = gpu.stream.launch_builder(&kernel);
-        launch
-            .arg(&exit_masks_d)
-            .arg(&exits_d)
-            .arg(&values_d)
-            .arg(&mut out);
-        // SAFETY: the kernel's parameters, sized as it reads and writes them.
-        unsafe { launch.launch(config(warps * 32)) }.unwrap();
-        gpu.sync("warpkit_test_redux_exited");
-        let out = gpu.download(&out);
-        let poison = u32::from_ne_bytes([0xA5; 4]);
-        for w in 0..warps {
-            let present = exit_masks[w] & !exits[w];
-            let v: [u32; 32] = core::array::from_fn(|l| values[w * 32 + l]);
-            let f = v.map(f32::from_bits);
-            for lane in 0..32 {
-                let got = &out[(w * 32 + lane) * 17..][..17];
-                if !model::in_mask(present, lane as u32) {
-                    assert!(
-                        got.iter().all(|&x| x == poison),
-                        "{target} redux exited={:#x}: lane {lane} wrote",
-                        exits[w]
+        let none = vec![0u32; warps];
+        for (masks, exits) in [(&mask_list, &none), (&exit_masks, &exits)] {
+            let (masks_d, exits_d) = (gpu.upload(masks), gpu.upload(exits));
+            let mut out = gpu.poisoned::<u32>(warps * 32 * 17);
+            let kernel = gpu.function(&module, "warpkit_test_redux");
+            let mut launch = gpu.stream.launch_builder(&kernel);
+            launch
+                .arg(&masks_d)
+                .arg(&exits_d)
+                .arg(&values_d)
+                .arg(&mut out);
+            // SAFETY: the kernel's parameters, sized as it reads and writes them.
+            unsafe { launch.launch(config(warps * 32)) }.unwrap();
+            gpu.sync("warpkit_test_redux");
+            let out = gpu.download(&out);
+            let poison = u32::from_ne_bytes([0xA5; 4]);
+            for w in 0..warps {
+                let (mask, exited) = (masks[w], exits[w]);
+                let present = mask & !exited;
+                let v: [u32; 32] = core::array::from_fn(|l| values[w * 32 + l]);
+                let f = v.map(f32::from_bits);
+                for lane in 0..32 {
+                    let got = &out[(w * 32 + lane) * 17..][..17];
+                    if !model::in_mask(present, lane as u32) {
+                        assert!(
+                            got.iter().all(|&x| x == poison),
+                            "{target} redux mask={mask:#x} exited={exited:#x}: lane {lane} wrote"
+                        );
+                        continue;
+                    }
+                    let ints = model::IntRedux::ALL
+                        .iter()
+                        .map(|op| model::redux_int(*op, present, &v));
+                    let floats = FloatRedux::ALL
+                        .iter()
+                        .map(|op| model::redux_f32(*op, present, &f).to_bits());
+                    let want: Vec<u32> = ints.chain(floats).collect();
+                    assert_eq!(
+                        got, want,
+                        "{target} redux mask={mask:#x} exited={exited:#x} lane={lane} \
+                         inputs={v:08x?}"
                     );
-                    continue;
+                    cases += 17;
                 }
-                let ints = model::IntRedux::ALL
-                    .iter()
-                    .map(|op| model::redux_int(*op, present, &v));
-                let floats = FloatRedux::ALL
-                    .iter()
-                    .map(|op| model::redux_f32(*op, present, &f).to_bits());
-                let want: Vec<u32> = ints.chain(floats).collect();
-                assert_eq!(
-                    got, want,
-                    "{target} redux mask={:#x} exited={:#x} lane={lane} inputs={v:08x?}",
-                    exit_masks[w], exits[w]
-                );
-                cases += 17;
             }
         }
 

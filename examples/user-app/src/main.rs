@@ -1039,28 +1039,14 @@ fn check_library(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>) -> Result<(),
     // SAFETY: as above.
     let argmax = unsafe { CustomKernels::<KeyValue, MaxKey>::load(&wk, ptx, "user_argmax") }?;
     for n in [1usize, 1000, (1 << 20) + 3] {
-        let maps: Vec<Affine> = (0..n)
-            .map(|_| Affine {
-                a: rng.random::<u32>() | 1,
-                b: rng.random(),
-            })
-            .collect();
+        let maps = random_maps(&mut rng, n);
         let input = stream.clone_htod(&maps)?;
         let mut scanned = stream.alloc_zeros::<Affine>(n)?;
         let total = queue.custom(&affine)?.reduce(&input)?;
         queue
             .custom(&affine)?
             .scan(&input, &mut scanned, ScanKind::Inclusive)?;
-        let got = stream.clone_dtoh(&scanned)?;
-        let mut acc = Compose.identity();
-        for (i, &f) in maps.iter().enumerate() {
-            acc = Compose.combine(acc, f);
-            if got[i] != acc {
-                return Err(
-                    format!("composed maps, prefix {i} of {n}: {:?} vs {acc:?}", got[i]).into(),
-                );
-            }
-        }
+        let acc = check_composed(&maps, &stream.clone_dtoh(&scanned)?, "composed maps")?;
         if total != acc {
             return Err(format!("composition of {n} maps: {total:?} vs {acc:?}").into());
         }
@@ -1125,21 +1111,12 @@ fn replay_custom_scan_after_drop(
     affine: warpkit_host::CustomKernels<user_kernels::Affine, user_kernels::Compose>,
 ) -> Result<(), Error> {
     use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
-    use user_kernels::{Affine, Compose};
-    use warpkit::ops::ReduceOp;
+    use user_kernels::Affine;
     use warpkit_host::ScanKind;
 
     let mut rng = rand::rng();
     let n = (1 << 18) + 5;
-    let mut random_maps = || -> Vec<Affine> {
-        (0..n)
-            .map(|_| Affine {
-                a: rng.random::<u32>() | 1,
-                b: rng.random(),
-            })
-            .collect()
-    };
-    let mut input = stream.clone_htod(&random_maps())?;
+    let mut input = stream.clone_htod(&random_maps(&mut rng, n))?;
     let mut scanned = stream.alloc_zeros::<Affine>(n)?;
     // Once outside the capture, so the queue's storage exists.
     queue
@@ -1159,7 +1136,7 @@ fn replay_custom_scan_after_drop(
     let graph = graph?.ok_or("the capture made no graph")?;
     drop(affine);
     for replay in 0..2 {
-        let maps = random_maps();
+        let maps = random_maps(&mut rng, n);
         stream.memcpy_htod(&maps, &mut input)?;
         let poison = Affine {
             a: 0xA5A5_A5A5,
@@ -1167,18 +1144,38 @@ fn replay_custom_scan_after_drop(
         };
         stream.memcpy_htod(&vec![poison; n], &mut scanned)?;
         graph.launch()?;
-        let got = stream.clone_dtoh(&scanned)?;
-        let mut acc = Compose.identity();
-        for (i, &f) in maps.iter().enumerate() {
-            acc = Compose.combine(acc, f);
-            if got[i] != acc {
-                return Err(format!(
-                    "replay {replay} of the captured custom scan, prefix {i}: {:?} vs {acc:?}",
-                    got[i]
-                )
-                .into());
-            }
-        }
+        let label = format!("replay {replay} of the captured custom scan");
+        check_composed(&maps, &stream.clone_dtoh(&scanned)?, &label)?;
     }
     Ok(())
+}
+
+/// `n` random affine maps (odd `a`, so every composition is invertible and none collapses).
+fn random_maps(rng: &mut impl Rng, n: usize) -> Vec<user_kernels::Affine> {
+    (0..n)
+        .map(|_| user_kernels::Affine {
+            a: rng.random::<u32>() | 1,
+            b: rng.random(),
+        })
+        .collect()
+}
+
+/// Checks that `got` is the inclusive scan of `maps` under `Compose`; returns their whole
+/// composition.
+fn check_composed(
+    maps: &[user_kernels::Affine],
+    got: &[user_kernels::Affine],
+    label: &str,
+) -> Result<user_kernels::Affine, Error> {
+    use user_kernels::Compose;
+    use warpkit::ops::ReduceOp;
+    let mut acc = Compose.identity();
+    for (i, &f) in maps.iter().enumerate() {
+        acc = Compose.combine(acc, f);
+        if got[i] != acc {
+            let n = maps.len();
+            return Err(format!("{label}, prefix {i} of {n}: {:?} vs {acc:?}", got[i]).into());
+        }
+    }
+    Ok(acc)
 }

@@ -13,10 +13,10 @@
 //! target without the instruction each function compiles, at compile time
 //! (`cfg(target_feature = ...)`), to a shuffle reduction with identical results, exited lanes
 //! left out the same way: [`crate::warp::redux::shuffle_reduce`] (a ballot of the lanes
-//! present, then a butterfly where all 32 are, a tree over the lanes' ranks otherwise). For `f32` the rules are those of the instruction
-//! ([`FloatRedux`]): without `.NaN` a NaN input is skipped and
-//! the result is NaN only when every input is; with `.NaN` any NaN gives the canonical NaN;
-//! `+0.0` is greater than `-0.0`; `.abs` reduces absolute values.
+//! present, then a butterfly where all 32 are, a tree over the lanes' ranks otherwise). For
+//! `f32` the rules are those of the instruction ([`FloatRedux`]): without `.NaN` a NaN input
+//! is skipped and the result is NaN only when every input is; with `.NaN` any NaN gives the
+//! canonical NaN; `+0.0` is greater than `-0.0`; `.abs` reduces absolute values.
 //!
 //! PTX ISA: [`redux.sync`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-redux-sync).
 

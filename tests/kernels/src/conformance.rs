@@ -137,26 +137,11 @@ fn redux_all(m: LaneMask, v: u32) -> [u32; REDUX_WORDS] {
     ]
 }
 
-/// `redux.sync` conformance: per lane of `masks[warp]` [`redux_all`]'s 17 words.
+/// `redux.sync` conformance: the lanes whose bit of `exits[warp]` is set return first; the
+/// others of `masks[warp]` write [`redux_all`]'s 17 words, which must cover the lanes still
+/// present only.
 #[warpkit::kernel]
-pub unsafe fn warpkit_test_redux(masks: *const u32, values: *const u32, out: *mut u32) {
-    let slot = global_index();
-    // SAFETY: the host sizes the arrays: out has 17 words per lane.
-    unsafe {
-        if let Some(m) = LaneMask::new(*masks.add(slot / 32)) {
-            let r = redux_all(m, *values.add(slot));
-            out.add(slot * REDUX_WORDS)
-                .cast::<[u32; REDUX_WORDS]>()
-                .write(r);
-        }
-    }
-}
-
-/// `redux.sync` with lanes of the mask gone: the lanes whose bit of `exits[warp]` is set
-/// return first; the others of `masks[warp]` write [`redux_all`]'s 17 words, which must cover
-/// the lanes still present only.
-#[warpkit::kernel]
-pub unsafe fn warpkit_test_redux_exited(
+pub unsafe fn warpkit_test_redux(
     masks: *const u32,
     exits: *const u32,
     values: *const u32,
