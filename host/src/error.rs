@@ -93,6 +93,16 @@ pub enum Error {
          (or the package libnccl2), or set WARPKIT_NCCL_LIB=/path/to/libnccl.so.2"
     )]
     NoNccl { searched: String },
+    /// Several GPUs that support multicast objects, and `NCCL_NVLS_ENABLE` unset
+    /// ([`crate::multi`]'s "NVLink SHARP").
+    #[error(
+        "these GPUs support multicast objects, so NCCL could use NVLink SHARP (NVLS), and \
+         NCCL_NVLS_ENABLE is not set: set NCCL_NVLS_ENABLE=0 (no multicast objects: required \
+         where other jobs share the host's GPUs) or NCCL_NVLS_ENABLE=1 (let NCCL use NVLS) \
+         before the program starts; warpkit does not change the environment itself, as \
+         std::env::set_var is undefined behaviour while other threads may read it"
+    )]
+    NvlsUnchosen,
     /// NCCL reported an error.
     #[error("{op}: NCCL error {code}: {message}")]
     Nccl {

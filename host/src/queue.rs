@@ -274,14 +274,16 @@ impl Queue {
     }
 
     /// Whether the stream is capturing a graph now.
-    fn capturing(&self) -> Result<bool, Error> {
+    pub(crate) fn capturing(&self) -> Result<bool, Error> {
         // SAFETY: a valid stream of the bound context.
         let status = unsafe { result::stream::is_capturing(self.stream.cu_stream()) }
             .during("query capture status")?;
         Ok(status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
     }
 
-    /// Whether the stream is capturing a graph now; counts the operation in `captured` if so.
+    /// Counts an operation about to be enqueued in `captured` if the stream is capturing
+    /// (`capturing`, from [`Queue::capturing`]); called once nothing can refuse the operation
+    /// any more, so that a refused one leaks nothing.
     ///
     /// A captured launch keeps the addresses of the queue's storage and of its kernels for as
     /// long as the graph lives, which the queue cannot see (and a graph may be replayed after
@@ -291,15 +293,13 @@ impl Queue {
     /// reference to its [`Warpkit`] (its kernels stay loaded). Storage is never allocated
     /// during a capture: the operation is refused instead (an allocation captured into the
     /// graph would not exist until the graph runs).
-    pub(crate) fn note_capture(&mut self) -> Result<bool, Error> {
-        let capturing = self.capturing()?;
+    pub(crate) fn note_capture(&mut self, capturing: bool) {
         if capturing {
             if self.captured == 0 {
                 std::mem::forget(self.wk.clone());
             }
             self.captured += 1;
         }
-        Ok(capturing)
     }
 
     /// Frees `old` storage in stream order, or leaks it if the queue has been captured
@@ -348,7 +348,7 @@ impl Queue {
                 && s.slots.len >= slot_words
                 && s.result.len >= value_bytes
         });
-        let capturing = self.note_capture()?;
+        let capturing = self.capturing()?;
         if !fits {
             Self::no_allocation_in_capture("reduce", capturing)?;
             // Sized for values of at least 16 bytes: once a queue has reduced, a library
@@ -383,6 +383,7 @@ impl Queue {
                 counter,
             });
         }
+        self.note_capture(capturing);
         Ok(self.reduce.as_ref().expect("just allocated"))
     }
 
@@ -582,7 +583,7 @@ impl Queue {
             .scan
             .as_ref()
             .is_some_and(|s| s.capacity >= tiles && s.status.len >= words(s.capacity));
-        let capturing = self.note_capture()?;
+        let capturing = self.capturing()?;
         if !fits {
             Self::no_allocation_in_capture("scan", capturing)?;
             let old = self.scan.take();
@@ -600,6 +601,7 @@ impl Queue {
                 capacity,
             });
         }
+        self.note_capture(capturing);
         Ok(self.scan.as_ref().expect("just allocated"))
     }
 
@@ -658,7 +660,8 @@ impl Queue {
         if rows == 0 {
             return Ok(());
         }
-        self.note_capture()?;
+        let capturing = self.capturing()?;
+        self.note_capture(capturing);
         let warps_per_block = (ROWS_THREADS / 32) as usize;
         let max_blocks = self.wk.multiprocessors() as usize * 64;
         let grid = rows.div_ceil(warps_per_block).min(max_blocks) as u32;

@@ -55,8 +55,15 @@
 //!
 //! NCCL is found at run time ([`nccl::find_library`]): `$WARPKIT_NCCL_LIB`, the system's
 //! library path, the CUDA toolkit, and NVIDIA's wheel (`pip install nvidia-nccl-cu13`) in any
-//! Python `site-packages`. `NCCL_NVLS_ENABLE=0` is set before NCCL starts unless the
-//! environment already has it (warpkit never creates multicast objects).
+//! Python `site-packages`.
+//!
+//! **NVLink SHARP.** Where the GPUs support multicast objects, NCCL may use NVLink SHARP
+//! (NVLS), which creates them; they can take a shared host's GPUs out of service. So
+//! communicators over several such GPUs are refused ([`Error::NvlsUnchosen`]) until the
+//! environment says whether NCCL may: `NCCL_NVLS_ENABLE=0` (no multicast objects; what the
+//! project's scripts set) or `NCCL_NVLS_ENABLE=1`, set before the program starts. warpkit
+//! never sets it itself (`std::env::set_var` while other threads run is undefined behaviour),
+//! and never creates multicast objects.
 
 mod arg;
 pub mod nccl;
@@ -122,7 +129,7 @@ impl Rank {
     /// during a capture, and never freed once captured.
     fn slots(&mut self, world: usize, bytes: usize, tiles: usize) -> Result<Slots, Error> {
         let need = round16(world * bytes) + 2 * round16(bytes) + tiles * bytes;
-        let capturing = self.queue.note_capture()?;
+        let capturing = self.queue.capturing()?;
         if self.scratch.as_ref().is_none_or(|b| b.len < need) {
             if capturing {
                 return Err(Error::Capturing {
@@ -135,6 +142,7 @@ impl Rank {
             self.queue.retire(self.scratch.take());
             self.scratch = Some(Buffer::new(&self.queue.stream, need.max(256), false)?);
         }
+        self.queue.note_capture(capturing);
         let base = self.scratch.as_ref().expect("just allocated").ptr;
         let mine = base + round16(world * bytes) as u64;
         let carry = mine + round16(bytes) as u64;
@@ -167,12 +175,12 @@ impl MultiGpu {
     /// (`ncclCommInitAll`). A device may appear once.
     pub fn new(ordinals: &[usize]) -> Result<MultiGpu, Error> {
         check_ordinals(ordinals)?;
-        nccl::prepare_environment();
         nccl::library()?;
         let mut wks = Vec::new();
         for &o in ordinals {
             wks.push(Warpkit::new(o)?);
         }
+        nccl::check_nvls_choice(ordinals.len(), ordinals)?;
         let comms = Comm::init_all(ordinals)?;
         let mut ranks = Vec::new();
         for (rank, (wk, comm)) in wks.iter().zip(comms).enumerate() {
@@ -212,9 +220,9 @@ impl MultiGpu {
                 reason: format!("rank {rank} is not below the world size {world}"),
             });
         }
-        nccl::prepare_environment();
         nccl::library()?;
         let wk = Warpkit::new(ordinal)?;
+        nccl::check_nvls_choice(world, &[ordinal])?;
         wk.context().bind_to_thread().during("bind context")?;
         let comm = Comm::init_rank(id, rank, world)?;
         let stream = wk.new_stream()?;
@@ -530,7 +538,8 @@ impl MultiGpu {
         // A captured all-reduce keeps the communicators alive (`Rank`'s `Drop`).
         for rank in &mut self.ranks {
             rank.queue.bind()?;
-            rank.queue.note_capture()?;
+            let capturing = rank.queue.capturing()?;
+            rank.queue.note_capture(capturing);
         }
         let streams = self.streams();
         let (outs, _g) = ranges_out(&streams, buffers);

@@ -12,7 +12,7 @@
 //! signatures are those of `nccl.h` (NCCL 2.x, stable since 2.0):
 //! <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html>.
 
-use crate::error::Error;
+use crate::error::{During as _, Error};
 use std::ffi::{c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -290,23 +290,60 @@ fn check(api: &Api, op: &'static str, code: NcclResult) -> Result<(), Error> {
     Err(Error::Nccl { op, code, message })
 }
 
-/// Sets `NCCL_NVLS_ENABLE=0` unless the user set it: NVLink SHARP (NVLS) needs multicast
-/// objects, which the lent machines must not create (warpkit never calls `cuMulticastCreate`).
-pub(crate) fn prepare_environment() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-            // SAFETY: done once, before NCCL is loaded (NCCL reads it at initialisation);
-            // warpkit reads no environment concurrently. A program that reads the environment
-            // from other threads at this moment should set the variable itself beforehand.
-            unsafe { std::env::set_var("NCCL_NVLS_ENABLE", "0") };
+/// The variable that decides whether NCCL may use NVLink SHARP (NVLS), which creates
+/// multicast objects (`cuMulticastCreate`); NCCL reads it when it creates a communicator
+/// (<https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-nvls-enable>).
+pub const NVLS_ENABLE: &str = "NCCL_NVLS_ENABLE";
+
+/// Refuses to create communicators over several GPUs when NCCL could use NVLink SHARP on them
+/// (a device of `ordinals` supports multicast objects) and the environment does not say
+/// whether it may ([`NVLS_ENABLE`] unset): multicast objects can take a shared host's GPUs out
+/// of service, so the choice is the user's. warpkit never sets the variable itself: changing
+/// the environment while another thread may read it is undefined behaviour
+/// ([`std::env::set_var`]). One rank needs no choice (NVLS joins several GPUs).
+pub(crate) fn check_nvls_choice(world: usize, ordinals: &[usize]) -> Result<(), Error> {
+    nvls_choice(world, std::env::var_os(NVLS_ENABLE).is_some(), || {
+        any_multicast(ordinals)
+    })
+}
+
+/// [`check_nvls_choice`] over its inputs: `chosen` (the variable is set) and `multicast`
+/// (whether a device supports multicast objects, asked only if it matters).
+fn nvls_choice(
+    world: usize,
+    chosen: bool,
+    multicast: impl FnOnce() -> Result<bool, Error>,
+) -> Result<(), Error> {
+    if world < 2 || chosen || !multicast()? {
+        Ok(())
+    } else {
+        Err(Error::NvlsUnchosen)
+    }
+}
+
+/// Whether a device of `ordinals` supports multicast objects
+/// (`CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED`).
+fn any_multicast(ordinals: &[usize]) -> Result<bool, Error> {
+    use cudarc::driver::{result, sys};
+    for &ordinal in ordinals {
+        let device = result::device::get(ordinal as c_int).during("get a device")?;
+        // SAFETY: a device handle the driver just returned; the attribute exists since CUDA 12.1.
+        let supported = unsafe {
+            result::device::get_attribute(
+                device,
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED,
+            )
         }
-    });
+        .during("ask whether a device supports multicast objects")?;
+        if supported != 0 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Where NCCL was loaded from and its version (`(2, 27, 3)`), loading it if needed.
 pub fn library() -> Result<(PathBuf, (u32, u32, u32)), Error> {
-    prepare_environment();
     let api = api()?;
     let mut v: c_int = 0;
     // SAFETY: writes one int.
@@ -331,7 +368,6 @@ impl std::fmt::Debug for UniqueId {
 impl UniqueId {
     /// A new id (`ncclGetUniqueId`; NCCL's bootstrap listens on a socket of this host).
     pub fn new() -> Result<UniqueId, Error> {
-        prepare_environment();
         let api = api()?;
         let mut raw = RawId { internal: [0; 128] };
         // SAFETY: writes the 128-byte id.
@@ -467,4 +503,39 @@ pub(crate) fn group<R>(f: impl FnOnce() -> Result<R, Error>) -> Result<R, Error>
     let end = check(api, "ncclGroupEnd", unsafe { (api.group_end)() });
     let r = r?;
     end.map(|()| r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nvls_choice;
+    use crate::error::Error;
+
+    /// A `multicast` answer that fails the test if asked.
+    fn unasked() -> Result<bool, Error> {
+        panic!("multicast support asked where it does not matter")
+    }
+
+    #[test]
+    fn nvls_needs_a_choice_only_over_several_multicast_gpus() {
+        // One rank, or a variable the user set: nothing to ask.
+        assert!(nvls_choice(1, false, unasked).is_ok());
+        assert!(nvls_choice(0, false, unasked).is_ok());
+        assert!(nvls_choice(2, true, unasked).is_ok());
+        // Several GPUs, no choice made: refused only where NVLS is possible.
+        assert!(nvls_choice(2, false, || Ok(false)).is_ok());
+        let refused = nvls_choice(4, false, || Ok(true)).unwrap_err();
+        assert!(matches!(refused, Error::NvlsUnchosen));
+        assert!(
+            refused.to_string().contains("NCCL_NVLS_ENABLE=0"),
+            "{refused}"
+        );
+        // A failed query is reported, not taken for an answer.
+        let failed = nvls_choice(2, false, || {
+            Err(Error::BadShards {
+                op: "query",
+                reason: "no driver".into(),
+            })
+        });
+        assert!(matches!(failed, Err(Error::BadShards { .. })));
+    }
 }
