@@ -434,6 +434,28 @@ fn bad_shards_are_refused_before_anything_is_enqueued() {
     }
 }
 
+/// Whether NVLink SHARP is possible is asked of the driver (attribute 132, which warpkit's
+/// CUDA 11.8 bindings do not name); a device that does not exist is an error, not `false`.
+#[test]
+fn multicast_support_is_asked_of_the_driver() {
+    let Some(count) = device_count() else {
+        return;
+    };
+    if warpkit_host::multi::nccl::library().is_err() && !gpu_required() {
+        eprintln!("skipped: no NCCL");
+        return;
+    }
+    for ordinal in 0..count {
+        let supported = warpkit_host::multi::nccl::multicast_supported(ordinal).unwrap();
+        eprintln!("device {ordinal}: multicast objects supported: {supported}");
+    }
+    let e = warpkit_host::multi::nccl::multicast_supported(count).unwrap_err();
+    assert!(
+        matches!(e, Error::NoDevice { ordinal, .. } if ordinal == count),
+        "{e}"
+    );
+}
+
 /// Small ragged shards of two types (what `compute-sanitizer` runs: scripts/device-run.sh).
 #[test]
 fn ragged_shards_small() {

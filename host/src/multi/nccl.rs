@@ -12,7 +12,7 @@
 //! signatures are those of `nccl.h` (NCCL 2.x, stable since 2.0):
 //! <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html>.
 
-use crate::error::{During as _, Error};
+use crate::error::Error;
 use std::ffi::{c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -321,25 +321,47 @@ fn nvls_choice(
     }
 }
 
-/// Whether a device of `ordinals` supports multicast objects
-/// (`CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED`).
+/// Whether a device of `ordinals` supports multicast objects ([`multicast_supported`]).
 fn any_multicast(ordinals: &[usize]) -> Result<bool, Error> {
-    use cudarc::driver::{result, sys};
     for &ordinal in ordinals {
-        let device = result::device::get(ordinal as c_int).during("get a device")?;
-        // SAFETY: a device handle the driver just returned; the attribute exists since CUDA 12.1.
-        let supported = unsafe {
-            result::device::get_attribute(
-                device,
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED,
-            )
-        }
-        .during("ask whether a device supports multicast objects")?;
-        if supported != 0 {
+        if multicast_supported(ordinal)? {
             return Ok(true);
         }
     }
     Ok(false)
+}
+
+/// Whether device `ordinal` supports multicast objects, which NVLink SHARP needs
+/// (`CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED`, attribute 132, since CUDA 12.1:
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html>). warpkit's cudarc
+/// bindings are CUDA 11.8's, whose attribute enum lacks it, so `cuDeviceGetAttribute` is
+/// called with the number; a driver that does not know it (older than 12.1, which cannot
+/// make multicast objects either) answers `CUDA_ERROR_INVALID_VALUE`: `false`.
+pub fn multicast_supported(ordinal: usize) -> Result<bool, Error> {
+    const MULTICAST_SUPPORTED: c_int = 132;
+    const CUDA_ERROR_INVALID_VALUE: c_int = 1;
+    type GetAttribute = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
+    let device = crate::context::open_device(ordinal)?.cu_device();
+    let failed = |reason: String| Error::BadShards {
+        op: "multicast_supported",
+        reason,
+    };
+    // The driver library cudarc loaded (`open_device`): the same handle, no initialiser runs.
+    // SAFETY: libcuda's initialisers have run already.
+    let lib = unsafe { libloading::Library::new("libcuda.so.1") }
+        .map_err(|e| failed(format!("cannot open libcuda.so.1: {e}")))?;
+    // SAFETY: `cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` (cuda.h).
+    let get: libloading::Symbol<GetAttribute> = unsafe { lib.get(b"cuDeviceGetAttribute\0") }
+        .map_err(|e| failed(format!("libcuda.so.1 lacks cuDeviceGetAttribute: {e}")))?;
+    let mut supported: c_int = 0;
+    // SAFETY: writes one int; `device` is a handle the driver returned.
+    match unsafe { get(&mut supported, MULTICAST_SUPPORTED, device) } {
+        0 => Ok(supported != 0),
+        CUDA_ERROR_INVALID_VALUE => Ok(false),
+        code => Err(failed(format!(
+            "cuDeviceGetAttribute(MULTICAST_SUPPORTED) failed: CUresult {code}"
+        ))),
+    }
 }
 
 /// Where NCCL was loaded from and its version (`(2, 27, 3)`), loading it if needed.
