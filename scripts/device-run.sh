@@ -42,6 +42,7 @@ for task in "${@:-suite}"; do
         cs reduce --type f16 --op max --n 300007
         cs arg-min --type f64 --n 1000003
         cs arg-max --type i32 --n 70001
+        cs arg-min --type bf16 --n 300007 --offset 1
         cs inclusive-scan --type u64 --op max --n 1000003
         cs exclusive-scan --type f64 --n 70001
         cs inclusive-scan --type bf16 --n 70001

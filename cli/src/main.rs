@@ -328,12 +328,9 @@ fn driver(op: &'static str) -> impl Fn(warpkit_host::cudarc::driver::DriverError
 /// its attributes cannot express.
 fn refuse_conflicts(args: &Args) {
     let arg = matches!(args.what, What::ArgMin | What::ArgMax);
-    let conflict = match (arg, args.op, args.r#type) {
-        (true, Some(_), _) => {
+    let conflict = match (arg, args.op) {
+        (true, Some(_)) => {
             "arg-min and arg-max take no --op: they find the index of the least or greatest value"
-        }
-        (true, None, Type::F16 | Type::Bf16) => {
-            "there are no arg-reduce kernels for f16 or bf16: use --type f32 or f64"
         }
         _ => return,
     };
@@ -373,7 +370,8 @@ fn main() {
         (Type::I64, true) => run.arg::<i64>(),
         (Type::F32, true) => run.arg::<f32>(),
         (Type::F64, true) => run.arg::<f64>(),
-        (Type::F16 | Type::Bf16, true) => unreachable!("refused by refuse_conflicts"),
+        (Type::F16, true) => run.arg::<f16>(),
+        (Type::Bf16, true) => run.arg::<bf16>(),
     };
     match result {
         Ok(true) => {}

@@ -68,15 +68,19 @@ pub trait Element:
     fn to_accum(self) -> Self::Accum;
 }
 
-/// An [`Element`] with arg-min/arg-max kernels, and the index type beside it (`u32` beside
-/// 32-bit values, `u64` beside 64-bit ones). Sealed.
+/// An [`Element`] with arg-min/arg-max kernels (every element type), and the index type
+/// beside it: `u32` beside 16- and 32-bit values, `u64` beside 64-bit ones. Sealed.
 pub trait ArgElement: Element + sealed::ArgElement {
     type Index: Pod + Into<u64> + Debug + PartialEq + Send + Sync;
+    /// What fills the value out to the index's size in an [`ArgResult`]: `[u8; 2]` after a
+    /// half type, `[u8; 0]` otherwise.
+    type Padding: Pod + Default + Debug + PartialEq + Send + Sync;
 }
 
 /// An arg-min or arg-max left on the device by [`Queue::arg_reduce_into`](crate::Queue::arg_reduce_into):
-/// the extreme value and the lowest index holding it, laid out as the kernels write them (the
-/// value, then the index, which has the value's size: no padding).
+/// the extreme value and the lowest index holding it, laid out as the kernels write them: the
+/// value, filled out to the index's size (two zero bytes after an `f16` or `bf16`), then the
+/// index. Make one with [`ArgResult::new`].
 ///
 /// ```no_run
 /// # fn main() -> Result<(), warpkit_host::Error> {
@@ -98,21 +102,33 @@ pub trait ArgElement: Element + sealed::ArgElement {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArgResult<T: ArgElement> {
     pub value: T,
+    /// Zero where the kernels write one (they write the value's bits zero-extended).
+    pub padding: T::Padding,
     pub index: T::Index,
 }
 
 impl<T: ArgElement> ArgResult<T> {
+    /// `value` at `index`.
+    pub fn new(value: T, index: T::Index) -> Self {
+        ArgResult {
+            value,
+            padding: T::Padding::default(),
+            index,
+        }
+    }
+
     /// Evaluated where an arg-reduce writes one: the layout is the kernels' (no padding).
     pub(crate) const KERNEL_LAYOUT: () = assert!(
-        size_of::<Self>() == size_of::<T>() + size_of::<T::Index>()
-            && size_of::<T>() == size_of::<T::Index>()
+        size_of::<Self>() == size_of::<T>() + size_of::<T::Padding>() + size_of::<T::Index>()
+            && size_of::<T>() + size_of::<T::Padding>() == size_of::<T::Index>()
     );
 }
 
-// SAFETY (the four impls): `repr(C)` of two plain-data fields of the same size, so no padding,
-// for every `ArgElement` (sealed: `u32`, `i32`, `f32` beside a `u32`; `u64`, `i64`, `f64`
-// beside a `u64`; `arg_result_has_no_padding` checks each); every bit pattern, zero included,
-// is a valid value.
+// SAFETY (the four impls): `repr(C)` of plain-data fields whose sizes leave no padding for
+// every `ArgElement` (sealed: `u32`, `i32`, `f32` beside a `u32` and `u64`, `i64`, `f64`
+// beside a `u64`, with an empty filler; `f16`, `bf16`, then two filler bytes (alignment 1,
+// at offset 2), beside a `u32`; `arg_result_has_no_padding` checks each); every bit pattern,
+// zero included, is a valid value.
 unsafe impl<T: ArgElement> bytemuck::Zeroable for ArgResult<T> {}
 unsafe impl<T: ArgElement> Pod for ArgResult<T> {}
 unsafe impl<T: ArgElement> DeviceRepr for ArgResult<T> {}
@@ -198,7 +214,13 @@ mod tests {
         let () = ArgResult::<T>::KERNEL_LAYOUT;
         assert_eq!(
             size_of::<ArgResult<T>>(),
-            size_of::<T>() + size_of::<T::Index>()
+            2 * size_of::<T::Index>(),
+            "{}",
+            T::NAME
+        );
+        assert_eq!(
+            std::mem::offset_of!(ArgResult<T>, index),
+            size_of::<T::Index>()
         );
     }
 
@@ -210,5 +232,7 @@ mod tests {
         whole::<u64>();
         whole::<i64>();
         whole::<f64>();
+        whole::<half::f16>();
+        whole::<half::bf16>();
     }
 }

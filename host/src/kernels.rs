@@ -18,7 +18,7 @@ pub(crate) struct TypeNames {
     pub scan: &'static [&'static str],
     pub rows_reduce: &'static [&'static str],
     pub rows_scan: &'static [&'static str],
-    /// Arg-min/arg-max reduce kernels (empty for the half types).
+    /// Arg-min/arg-max reduce kernels.
     pub arg: &'static [&'static str],
 }
 
@@ -32,7 +32,7 @@ macro_rules! host_table {
         /// Every element type's kernel names, in the list's order (the table's slots).
         pub(crate) const TYPES: &[TypeNames] = &[
             $(host_table!(@names $t, $ops, $args),)*
-            $(host_table!(@names $h, $ops, []),)*
+            $(host_table!(@names $h, $ops, $args),)*
         ];
         const TYPE_NAMES: &[&str] = &[$(stringify!($t),)* $(stringify!($h),)*];
         host_table!(@ops $ops, $args);
@@ -50,6 +50,7 @@ macro_rules! host_table {
             impl sealed::ArgElement for $t {}
             impl ArgElement for $t {
                 type Index = $i;
+                type Padding = [u8; 0];
             }
         )*
         $(
@@ -61,6 +62,11 @@ macro_rules! host_table {
                 type Accum = f32;
                 fn from_accum(a: f32) -> $h { $h::from_f32(a) }
                 fn to_accum(self) -> f32 { self.to_f32() }
+            }
+            impl sealed::ArgElement for $h {}
+            impl ArgElement for $h {
+                type Index = u32;
+                type Padding = [u8; 2];
             }
         )*
     };
@@ -206,7 +212,10 @@ mod tests {
             TYPES[<f16 as sealed::Element>::SLOT].rows_scan[<Sum as sealed::Op>::INDEX],
             "warpkit_rows_scan_sum_f16"
         );
-        assert!(TYPES[<f16 as sealed::Element>::SLOT].arg.is_empty());
+        assert_eq!(
+            TYPES[<bf16 as sealed::Element>::SLOT].arg[<ArgMin as sealed::ArgOp>::INDEX],
+            "warpkit_reduce_argmin_bf16"
+        );
     }
 
     #[test]

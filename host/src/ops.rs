@@ -297,9 +297,10 @@ impl Queue {
             "it returns the result to the host; use arg_reduce_into",
         )?;
         self.enqueue_arg_reduce("arg_reduce", kernel, input, item, index_bytes, None)?;
-        let bytes = self.read_result(item + index_bytes)?;
+        // The value filled out to the index's size, then the index (`ArgResult`'s layout).
+        let bytes = self.read_result(2 * index_bytes)?;
         let mut index = [0u8; 8];
-        index[..index_bytes].copy_from_slice(&bytes[item..item + index_bytes]);
+        index[..index_bytes].copy_from_slice(&bytes[index_bytes..]);
         Ok(Some((bytes[..item].to_vec(), u64::from_le_bytes(index))))
     }
 
@@ -333,8 +334,9 @@ impl Queue {
         )
     }
 
-    /// Enqueues arg-reduce `kernel` over `input` (`len > 0`), writing the value (`item`
-    /// bytes) and then the index (`index_bytes`) to `output` (`None`: the result slot).
+    /// Enqueues arg-reduce `kernel` over `input` (`len > 0`, `item` bytes each), writing the
+    /// value filled out to `index_bytes` and then the index (`index_bytes`) to `output`
+    /// (`None`: the result slot).
     pub(crate) fn enqueue_arg_reduce(
         &mut self,
         op: &'static str,
@@ -359,14 +361,7 @@ impl Queue {
             });
         }
         self.bind()?;
-        self.enqueue_reduce(
-            kernel,
-            input.ptr,
-            input.len,
-            item,
-            item + index_bytes,
-            output,
-        )
+        self.enqueue_reduce(kernel, input.ptr, input.len, item, 2 * index_bytes, output)
     }
 
     /// The library kernels of `T` and `O`.

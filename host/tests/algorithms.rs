@@ -240,6 +240,14 @@ fn check_arg<T: TestElement + ArgElement, O: ArgOp>(
                 "{}: arg_reduce_into's index",
                 what()
             );
+            assert!(
+                bytemuck::bytes_of(&on_device.padding)
+                    .iter()
+                    .all(|&b| b == 0),
+                "{}: arg_reduce_into's filler after the value: {:?}",
+                what(),
+                on_device.padding
+            );
         }
     }
 }
@@ -459,6 +467,8 @@ fn device_arg_reduce_every_type() {
     arg_algorithms::<u64>(&wk, &mut rng, &sizes);
     arg_algorithms::<i64>(&wk, &mut rng, &sizes);
     arg_algorithms::<f64>(&wk, &mut rng, &sizes);
+    arg_algorithms::<f16>(&wk, &mut rng, &sizes);
+    arg_algorithms::<bf16>(&wk, &mut rng, &sizes);
 }
 
 /// Reduces and arg-reduces of views 1-3 items into their buffers, long enough that items of
@@ -478,6 +488,8 @@ fn reduces_from_an_offset_read_the_whole_head() {
     extremes_in_the_head::<u64>(&mut q, &mut rng);
     extremes_in_the_head::<i64>(&mut q, &mut rng);
     extremes_in_the_head::<f64>(&mut q, &mut rng);
+    extremes_in_the_head::<f16>(&mut q, &mut rng);
+    extremes_in_the_head::<bf16>(&mut q, &mut rng);
 }
 
 fn extremes_in_the_head<T: TestElement + ArgElement>(q: &mut Queue, rng: &mut StdRng)

@@ -47,10 +47,7 @@ fn cust_buffers_and_stream() {
         let (value, index) = queue.arg_reduce(&input, ArgMax).unwrap().unwrap();
         let (want_value, want_index) = reference::arg_reduce::<f32, ArgMax>(&floats).unwrap();
         assert_eq!((value.to_bits(), index), (want_value.to_bits(), want_index));
-        let poison = ArgResult {
-            value: f32::from_bits(0xA5A5_A5A5),
-            index: 0xA5A5_A5A5,
-        };
+        let poison = ArgResult::new(f32::from_bits(0xA5A5_A5A5), 0xA5A5_A5A5);
         let mut slot = DeviceBuffer::from_slice(&[poison]).unwrap();
         queue.arg_reduce_into(&input, &mut slot, ArgMax).unwrap();
         let mut got = [poison];

@@ -129,10 +129,7 @@ fn capture_and_replay(wk: &Warpkit, n: usize) {
         stream
             .memcpy_htod(&[0xA5A5_A5A5u32; 1], &mut total)
             .unwrap();
-        let poison = ArgResult {
-            value: 0xA5A5_A5A5u32,
-            index: 0xA5A5_A5A5,
-        };
+        let poison = ArgResult::new(0xA5A5_A5A5u32, 0xA5A5_A5A5);
         stream.memcpy_htod(&[poison], &mut lowest).unwrap();
         graph.launch().unwrap();
         stream.synchronize().unwrap();

@@ -388,6 +388,8 @@ fn sharded_arg_reduce_every_type() {
         every_arg::<i64>(gpus, single, rng, &[i64::MIN]);
         every_arg::<f32>(gpus, single, rng, &[f32::NAN]);
         every_arg::<f64>(gpus, single, rng, &[f64::NAN, -0.0, 0.0]);
+        every_arg::<f16>(gpus, single, rng, &[f16::NAN, f16::NEG_ZERO, f16::ZERO]);
+        every_arg::<bf16>(gpus, single, rng, &[bf16::NAN, bf16::INFINITY]);
     });
 }
 

@@ -537,7 +537,7 @@ pub const ABI_FINGERPRINT: u32 = {
 ///
 /// - `types`: `(element, arg-reduce index)`, with every family and every operator;
 /// - `half_types`: `half::f16` and `half::bf16`, accumulated in `f32`, with `reduce`, `scan`,
-///   `rows_reduce` and `rows_scan` of `ops` (no arg-reduce);
+///   `rows_reduce` and `rows_scan` of `ops`, and the arg-reduces (a `u32` index);
 /// - `ops`: `(operator type, name)`; `arg_ops`: the arg-reduce operators.
 #[macro_export]
 macro_rules! library_kernels {

@@ -195,7 +195,7 @@ mod library {
     macro_rules! library {
         (types: [$(($ty:ident, $idx:ident)),*], half_types: [$($half:ident),*], ops: $ops:tt, arg_ops: $arg_ops:tt,) => {
             $(per_type!($ty, $idx, $ops, $arg_ops);)*
-            $(per_half!($half, $ops);)*
+            $(per_half!($half, $ops, $arg_ops);)*
         };
     }
 
@@ -307,14 +307,32 @@ mod library {
         };
     }
 
+    /// The half types accumulate in `f32`; their arg-reduce ranks each value as its `f32`
+    /// ([`Rankable`]), with a `u32` index, and writes the value's bits zero-extended to 32.
     macro_rules! per_half {
-        ($ty:ident, [$(($op:ident, $name:ident)),*]) => {
+        ($ty:ident, [$(($op:ident, $name:ident)),*], [$(($arg:ident, $arg_name:ident)),*]) => {
             $(
                 crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, f32, $op, |_, x: $ty| <$ty as Half16>::widen(x), |x: f32| x);
                 crate::__scan_kernel!(crate::kernel_name!(scan, $name, $ty), $ty, f32, $op, <$ty as Half16>::widen, <$ty as Half16>::narrow);
                 crate::__rows_kernels!(crate::kernel_name!(rows_reduce, $name, $ty), crate::kernel_name!(rows_scan, $name, $ty),
                     $ty, f32, $op, <$ty as Half16>::widen, <$ty as Half16>::narrow);
             )*
+            $(
+                crate::__reduce_kernel!(crate::kernel_name!(reduce, $arg_name, $ty), $ty,
+                    Ranked<u32, u32>, LowestRank,
+                    |i, x| Ranked::of::<$ty, $arg>(x, i as u32),
+                    |r: Ranked<u32, u32>| r.indexed_bits::<$ty, $arg>(),
+                    half_arg_min_blocks!($ty));
+            )*
+        };
+    }
+
+    macro_rules! half_arg_min_blocks {
+        (f16) => {
+            crate::device::tuning::reduce_f16_arg_min_blocks_per_sm(crate::device::tuning::SM90)
+        };
+        (bf16) => {
+            crate::device::tuning::reduce_min_blocks_per_sm(2, 8, crate::device::tuning::SM90)
         };
     }
 

@@ -50,6 +50,13 @@ pub const fn reduce_spreads_small_inputs(item_bytes: usize, accumulator_bytes: u
 pub const fn reduce_f32_sum_min_blocks_per_sm(sm90: bool) -> u32 {
     if sm90 { REDUCE_BLOCKS_PER_SM } else { 0 }
 }
+/// Blocks per multiprocessor the `f16` arg-reduces are compiled for: [`REDUCE_BLOCKS_PER_SM`]
+/// on sm_90 and newer, where `ptxas` 12.9 otherwise gives them 34 registers (7 blocks per
+/// SM); under the bound 32, with no spill. The `bf16` ones take 32 unbounded and spill 8
+/// bytes under it, so they take none ([`reduce_min_blocks_per_sm`]).
+pub const fn reduce_f16_arg_min_blocks_per_sm(sm90: bool) -> u32 {
+    if sm90 { REDUCE_BLOCKS_PER_SM } else { 0 }
+}
 /// Blocks per multiprocessor the `f64` min and max reduce is compiled for where it folds with
 /// `min.f64`/`max.f64` (sm_80 and newer): no bound. Under `.minnctapersm 8` `ptxas` 12.9
 /// pipelined that loop deeper and spilled 36 bytes; without it, it takes 31-32 registers, so

@@ -19,7 +19,7 @@
 //! `bf16` widens by a shift and narrows with `cvt.rn.bf16.f32` on sm_80+, in software below.
 //! On the host, the `half` crate's conversions (same rounding).
 //!
-use crate::ops::{Max, Min, ReduceOp, Sum, float_minmax};
+use crate::ops::{ArgValue, Max, Min, ReduceOp, Sum, float_minmax};
 use half::{bf16, f16};
 
 /// A 16-bit float that widens to `f32` exactly and narrows with round-to-nearest-even.
@@ -137,6 +137,28 @@ macro_rules! half_ops {
 }
 
 half_ops!(f16, bf16);
+
+macro_rules! half_arg_value {
+    ($($t:ty),*) => {$(
+        /// By the value widened to `f32` (exact, order and sign kept): `f32`'s rules.
+        impl ArgValue for $t {
+            #[inline(always)]
+            fn none(_: bool) -> $t {
+                <$t as Half16>::CANONICAL_NAN
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                self.widen().is_nan()
+            }
+            #[inline(always)]
+            fn beats(a: $t, b: $t, max: bool) -> bool {
+                f32::beats(a.widen(), b.widen(), max)
+            }
+        }
+    )*};
+}
+
+half_arg_value!(f16, bf16);
 
 #[cfg(test)]
 mod tests {

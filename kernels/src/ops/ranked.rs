@@ -9,7 +9,9 @@
 //! all-NaN input gives the canonical NaN at its lowest index. Equal ranks keep the lower index.
 //! [`Ranked::indexed`] turns the winner back into the value and index those operators give.
 
+use super::half::Half16;
 use super::{ArgMax, ArgMin, ArgValue, Float, Indexed, ReduceOp};
+use half::{bf16, f16};
 
 /// Which way an arg-reduce goes.
 pub trait ArgDirection: Copy {
@@ -119,6 +121,35 @@ macro_rules! float_rankable {
 
 float_rankable!(f32, u32; f64, u64);
 
+macro_rules! half_rankable {
+    ($($t:ty),*) => {$(
+        /// The rank of the value widened to `f32` (exact and order-preserving, `-0.0` kept):
+        /// a 32-bit rank, so the candidates are [`Ranked<u32, u32>`] as for 32-bit values.
+        impl Rankable for $t {
+            type Rank = u32;
+            #[inline(always)]
+            fn rank(self, max: bool) -> u32 {
+                self.widen().rank(max)
+            }
+            #[inline(always)]
+            fn rank_masked(self, max: bool) -> u32 {
+                self.widen().rank_masked(max)
+            }
+            /// Narrowing is exact: every rank but `MAX` that a reduce can produce is a
+            /// half's.
+            #[inline(always)]
+            fn unrank(rank: u32, max: bool) -> $t {
+                if rank == u32::MAX {
+                    return <$t as Half16>::CANONICAL_NAN;
+                }
+                <$t as Half16>::narrow(f32::unrank(rank, max))
+            }
+        }
+    )*};
+}
+
+half_rankable!(f16, bf16);
+
 /// A candidate of the device arg-reduce: its value's rank and its index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
@@ -152,6 +183,24 @@ impl<R: Copy, I: Copy> Ranked<R, I> {
         Indexed {
             value: T::unrank(self.rank, D::MAX),
             index: self.index,
+        }
+    }
+}
+
+impl Ranked<u32, u32> {
+    /// [`indexed`](Self::indexed) for a 16-bit value, laid out as the device arg-reduce
+    /// writes it: the value's bits zero-extended to 32, then the index (no padding, as
+    /// `warpkit-host`'s `ArgResult` of a half type reads it).
+    #[inline(always)]
+    pub fn indexed_bits<T, D>(self) -> Indexed<u32, u32>
+    where
+        T: Rankable<Rank = u32> + bytemuck::Pod,
+        D: ArgDirection,
+    {
+        let found = self.indexed::<T, D>();
+        Indexed {
+            value: bytemuck::cast::<T, u16>(found.value) as u32,
+            index: found.index,
         }
     }
 }
@@ -381,6 +430,63 @@ mod tests {
             f64::from_bits(u64::MAX),
         ]);
         ranks_reduce_as_min_and_max::<f64, u64>(&f64s);
+    }
+
+    /// Every bit pattern of a half type: numbers rank in the order `ArgMin`/`ArgMax` of
+    /// their `f32` values give (`-0.0` before `+0.0`), each to a distinct rank below `MAX`
+    /// that turns back into the same bits; every NaN ranks `MAX`, which turns back into the
+    /// canonical NaN; and the written form keeps the bits.
+    fn half_ranks<T>(from_bits: fn(u16) -> T)
+    where
+        T: Rankable<Rank = u32> + Half16 + bytemuck::Pod + core::fmt::Debug,
+    {
+        for max in [false, true] {
+            // (rank, bits) of every number; core only (no allocation in this crate).
+            let mut numbers = [(0u32, 0u16); 1 << 16];
+            let mut count = 0;
+            for bits in 0..=u16::MAX {
+                let x = from_bits(bits);
+                let rank = x.rank(max);
+                assert_eq!(x.rank_masked(max), rank, "{bits:#06x}");
+                if x.widen().is_nan() {
+                    assert_eq!(rank, u32::MAX, "{bits:#06x}");
+                } else {
+                    assert_ne!(rank, u32::MAX, "{bits:#06x}");
+                    assert_eq!(bytemuck::cast::<T, u16>(T::unrank(rank, max)), bits);
+                    numbers[count] = (rank, bits);
+                    count += 1;
+                }
+            }
+            assert_eq!(bytemuck::cast::<T, u16>(T::unrank(u32::MAX, max)), 0x7fff);
+            let numbers = &mut numbers[..count];
+            numbers.sort_unstable_by_key(|&(rank, _)| rank);
+            for pair in numbers.windows(2) {
+                let ((r0, a), (r1, b)) = (pair[0], pair[1]);
+                let (a, b) = (from_bits(a), from_bits(b));
+                assert!(r0 < r1, "two numbers share a rank: {a:?} {b:?}");
+                assert!(
+                    <f32 as ArgValue>::beats(a.widen(), b.widen(), max)
+                        && <T as ArgValue>::beats(a, b, max),
+                    "max={max}: {a:?} ranks before {b:?}"
+                );
+            }
+            let winner = Ranked {
+                rank: numbers[0].0,
+                index: 7u32,
+            };
+            let written: Indexed<u32, u32> = if max {
+                winner.indexed_bits::<T, ArgMax>()
+            } else {
+                winner.indexed_bits::<T, ArgMin>()
+            };
+            assert_eq!((written.value, written.index), (numbers[0].1 as u32, 7));
+        }
+    }
+
+    #[test]
+    fn half_values_rank_as_their_f32_in_arg_order() {
+        half_ranks::<f16>(f16::from_bits);
+        half_ranks::<bf16>(bf16::from_bits);
     }
 
     #[test]
