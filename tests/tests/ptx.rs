@@ -61,7 +61,8 @@ fn every_module_assembles_without_stack_or_spills() {
 fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
     use warpkit::device::tuning::{
         REDUCE_BLOCKS_PER_SM, REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM, REDUCE_THREADS, SCAN_THREADS,
-        reduce_f32_sum_min_blocks_per_sm, reduce_min_blocks_per_sm, scan_launch_bounds,
+        reduce_f16_arg_min_blocks_per_sm, reduce_f32_sum_min_blocks_per_sm,
+        reduce_min_blocks_per_sm, scan_launch_bounds,
     };
     let compute = Target::parse(arch).expect("an embedded target").compute;
     let sm90 = compute >= 90;
@@ -73,7 +74,8 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
             _ => 4,
         };
         let accumulator = match ty {
-            "f16" | "bf16" => 4, // accumulated as f32
+            "f16" | "bf16" if indexed => 8, // ranked as f32, beside a u32 index
+            "f16" | "bf16" => 4,            // accumulated as f32
             _ if indexed => 2 * item,
             _ => item,
         };
@@ -104,6 +106,8 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
                 (REDUCE_THREADS, REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM)
             } else if rest == "sum_f32" {
                 (REDUCE_THREADS, reduce_f32_sum_min_blocks_per_sm(sm90))
+            } else if matches!(rest, "argmin_f16" | "argmax_f16") {
+                (REDUCE_THREADS, reduce_f16_arg_min_blocks_per_sm(sm90))
             } else {
                 (
                     REDUCE_THREADS,
@@ -161,11 +165,11 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
         "{arch}: every scan from sm_90"
     );
     // The u64, i64 and f64 sums, the u64 and i64 minima and maxima (the f64 ones fold), the
-    // six arg-reduces of 8-byte items, and the f32 sum.
+    // six arg-reduces of 8-byte items, the f32 sum and the two f16 arg-reduces.
     assert_eq!(
         bounded_reduces,
-        if sm90 { 14 } else { 0 },
-        "{arch}: 8-byte reduces and arg-reduces and the f32 sum from sm_90"
+        if sm90 { 16 } else { 0 },
+        "{arch}: 8-byte reduces and arg-reduces, the f32 sum and the f16 arg-reduces from sm_90"
     );
 }
 
