@@ -94,7 +94,7 @@ pub enum Error {
     )]
     NoNccl { searched: String },
     /// Several GPUs that support multicast objects, and `NCCL_NVLS_ENABLE` unset
-    /// ([`crate::multi`]'s "NVLink SHARP").
+    /// (`warpkit_host::multi`, feature `nccl`: its "NVLink SHARP" section).
     #[error(
         "these GPUs support multicast objects, so NCCL could use NVLink SHARP (NVLS), and \
          NCCL_NVLS_ENABLE is not set: set NCCL_NVLS_ENABLE=0 (no multicast objects: required \
