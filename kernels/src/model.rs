@@ -234,6 +234,15 @@ pub fn redux_f32(op: FloatRedux, mask: u32, values: &[f32; WARP]) -> f32 {
         .unwrap_or(canonical)
 }
 
+/// `min.u16x2`: the smaller of `a`'s and `b`'s lanes, bits 0-15 and 16-31 each on their own
+/// (PTX ISA, [Integer Arithmetic Instructions: `min`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#integer-arithmetic-instructions-min)).
+pub fn min_u16x2(a: u32, b: u32) -> u32 {
+    let lane = |x: u32, k: u32| (x >> (16 * k)) as u16;
+    (0..2).fold(0, |d, k| {
+        d | (lane(a, k).min(lane(b, k)) as u32) << (16 * k)
+    })
+}
+
 /// `%lanemask_eq`, `_lt`, `_le`, `_gt`, `_ge` of `lane`.
 pub fn lanemasks(lane: u32) -> [u32; 5] {
     let eq = 1u32 << lane;

@@ -9,6 +9,7 @@ use warpkit::instr::shfl::ShflMode;
 use warpkit::model;
 use warpkit::ops::{Max, MaxNumF64, Min, MinNumF64, ReduceOp, canonical_nan};
 use warpkit::warp::redux::FloatRedux;
+use warpkit_builder::Target;
 use warpkit_test_kernels::{special_f32, special_f64};
 use warpkit_tests::{config, gpu, ptx::TEST_KERNELS_PTX, seed};
 
@@ -451,4 +452,59 @@ fn tile_algorithms_match_a_cpu_reference_for_every_width() {
             "{target}: Tile<1..=32> reduce/scans/segmented and 64-bit, ranked and float reduces checked on {lanes} lanes each"
         );
     }
+}
+
+/// `min.u16x2` against the model, on every target from sm_90 that the device runs: random
+/// words, with lanes drawn often from the edges (0, 1, 0x7fff, 0x8000, 0xffff) and equal
+/// lanes, the shim kernel's word 3 poisoned before the run.
+#[test]
+fn min_u16x2_matches_the_model() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = seed();
+    let threads = 1 << 16;
+    let edges = [0u16, 1, 0x7fff, 0x8000, 0xffff];
+    let lane = |rng: &mut StdRng| -> u32 {
+        if rng.random_ratio(1, 3) {
+            edges[rng.random_range(0..edges.len())] as u32
+        } else {
+            rng.random::<u16>() as u32
+        }
+    };
+    let mut cases = 0u64;
+    for (target, ptx) in gpu.runnable(TEST_KERNELS_PTX) {
+        if Target::parse(target).unwrap().compute < 90 {
+            continue;
+        }
+        let mut io = vec![0xa5a5_a5a5u32; 4 * threads];
+        for t in 0..threads {
+            let a = lane(&mut rng) | lane(&mut rng) << 16;
+            let b = if rng.random_ratio(1, 8) {
+                a
+            } else {
+                lane(&mut rng) | lane(&mut rng) << 16
+            };
+            io[4 * t] = a;
+            io[4 * t + 1] = b;
+        }
+        let module = gpu.load(ptx);
+        let kernel = gpu.function(&module, "warpkit_instr_min_u16x2");
+        let mut io_d = gpu.upload(&io);
+        let mut launch = gpu.stream.launch_builder(&kernel);
+        launch.arg(&mut io_d);
+        // SAFETY: the shim reads and writes 4 words per thread, all inside `io`.
+        unsafe { launch.launch(config(threads)) }.unwrap();
+        gpu.sync("warpkit_instr_min_u16x2");
+        let out = gpu.download(&io_d);
+        for t in 0..threads {
+            let (a, b) = (io[4 * t], io[4 * t + 1]);
+            assert_eq!(
+                out[4 * t + 3],
+                model::min_u16x2(a, b),
+                "{target} min.u16x2 {a:#010x} {b:#010x}"
+            );
+            cases += 1;
+        }
+    }
+    assert_eq!(cases > 0, gpu.major >= 9, "{}", gpu.describe());
+    println!("min.u16x2: {cases} cases checked, none different");
 }

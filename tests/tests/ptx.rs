@@ -374,6 +374,11 @@ fn cluster_wrappers_emit_their_instruction_from_sm90() {
 }
 
 #[test]
+fn simd_wrappers_emit_their_instruction_from_sm90() {
+    check_family_below(shims::SIMD, Below::Absent);
+}
+
+#[test]
 fn mbarrier_wrappers_emit_their_instruction_from_sm80() {
     check_family_below(shims::MBARRIER, Below::Absent);
 }
@@ -586,6 +591,22 @@ fn entries_named<'a>(ptx: &'a str, prefix: &'a str) -> impl Iterator<Item = &'a 
         .skip(1)
         .filter_map(|entry| entry.split('(').next())
         .filter(move |name| name.starts_with(prefix))
+}
+
+/// The `f16`/`bf16` arg-reduces fold each vector of eight halves with `min.u16x2` from sm_90
+/// (`HalfArgLoad`) and rank each item below it.
+#[test]
+fn half_arg_reduces_fold_vectors_with_min_u16x2_from_sm90() {
+    let mut checked = 0;
+    for &(arch, ptx) in LIBRARY_PTX {
+        let folds = Target::parse(arch).unwrap().compute >= 90;
+        for name in ["argmin_f16", "argmax_f16", "argmin_bf16", "argmax_bf16"] {
+            let body = kernel_body(ptx, &format!("warpkit_reduce_{name}"));
+            assert_eq!(body.contains("min.u16x2"), folds, "{arch} {name}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4 * 3, "{checked}");
 }
 
 /// The `f64` min and max reduce fold with `min.f64`/`max.f64` from sm_80 and rank below it.

@@ -320,7 +320,7 @@ mod library {
             $(
                 crate::__reduce_kernel!(crate::kernel_name!(reduce, $arg_name, $ty), $ty,
                     Ranked<u32, u32>, LowestRank,
-                    |i, x| Ranked::of::<$ty, $arg>(x, i as u32),
+                    crate::device::reduce::HalfArgLoad::<$ty, $arg>::NEW,
                     |r: Ranked<u32, u32>| r.indexed_bits::<$ty, $arg>(),
                     half_arg_min_blocks!($ty));
             )*

@@ -63,6 +63,10 @@ use crate::instr::atomic::{atom_add_acq_rel_gpu_u32, atom_add_relaxed_gpu_u32};
 use crate::instr::memory::{cvta_to_global_u64, prefetch_global_l2, st_relaxed_gpu_u32};
 use crate::kernel as thread;
 use crate::ops::ReduceOp;
+use crate::ops::half::Half16;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+use crate::ops::ranked::fold_half_words;
+use crate::ops::ranked::{ArgDirection, Rankable, Ranked};
 use bytemuck::Pod;
 use core::mem::size_of;
 
@@ -77,7 +81,7 @@ pub struct ReduceShared<A> {
 const FINAL_BATCH: usize = 8;
 
 /// One block of the device reduce (see the [module docs](self)): items `T` are combined as
-/// `A` (`load` gets each item with its index), the result is written as `finish(total)`.
+/// `A` (`load` gets each item with its index, [`ItemLoad`]), the result is written as `finish(total)`.
 ///
 /// # Safety
 /// Launched with [`REDUCE_THREADS`] threads per block and at most
@@ -87,7 +91,7 @@ const FINAL_BATCH: usize = 8;
 pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
     p: params::Reduce,
     op: Op,
-    load: impl Fn(usize, T) -> A,
+    load: impl ItemLoad<T, A>,
     finish: impl Fn(A) -> O,
     shared: *mut ReduceShared<A>,
 ) {
@@ -173,6 +177,79 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
                 st_relaxed_gpu_u32(counter, 0);
             }
         }
+    }
+}
+
+/// How the device reduce turns items into accumulators: each item with its index, and (for
+/// order-independent operators, in the even share) one 16-byte vector of them at a time.
+/// Every `Fn(usize, T) -> A` is one, with the vector combined item by item.
+pub trait ItemLoad<T, A> {
+    /// The accumulator of item `x` at `index`.
+    fn item(&self, index: usize, x: T) -> A;
+    /// `acc` combined with the items of `items`, at indices `first..first + VEC`, as
+    /// combining each [`item`](Self::item) in turn gives. Called only where every item in
+    /// `acc` comes before `first`, or `acc` is `op`'s identity.
+    #[inline(always)]
+    fn vector<Op: ReduceOp<A>, const VEC: usize>(
+        &self,
+        acc: A,
+        first: usize,
+        items: &[T; VEC],
+        op: Op,
+    ) -> A
+    where
+        T: Copy,
+    {
+        let mut acc = acc;
+        for (e, &x) in items.iter().enumerate() {
+            acc = op.combine(acc, self.item(first + e, x));
+        }
+        acc
+    }
+}
+
+impl<T, A, F: Fn(usize, T) -> A> ItemLoad<T, A> for F {
+    #[inline(always)]
+    fn item(&self, index: usize, x: T) -> A {
+        self(index, x)
+    }
+}
+
+/// The candidates of the `f16`/`bf16` arg-reduce ([`Ranked::of`]), with a `u32` index; on
+/// sm_90 a vector of eight halves goes through
+/// [`fold_half_words`](crate::ops::ranked::fold_half_words) (`min.u16x2` on packed 16-bit
+/// ranks) instead of eight candidates. For [`LowestRank`](crate::ops::ranked::LowestRank)
+/// only, the operator that vector fold stands for.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
+pub(crate) struct HalfArgLoad<T, D>(core::marker::PhantomData<(T, D)>);
+
+#[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
+impl<T, D> HalfArgLoad<T, D> {
+    pub(crate) const NEW: Self = HalfArgLoad(core::marker::PhantomData);
+}
+
+impl<T, D> ItemLoad<T, Ranked<u32, u32>> for HalfArgLoad<T, D>
+where
+    T: Rankable<Rank = u32> + Half16 + Pod,
+    D: ArgDirection,
+{
+    #[inline(always)]
+    fn item(&self, index: usize, x: T) -> Ranked<u32, u32> {
+        Ranked::of::<T, D>(x, index as u32)
+    }
+
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    #[inline(always)]
+    fn vector<Op: ReduceOp<Ranked<u32, u32>>, const VEC: usize>(
+        &self,
+        acc: Ranked<u32, u32>,
+        first: usize,
+        items: &[T; VEC],
+        _op: Op,
+    ) -> Ranked<u32, u32> {
+        let bits = |e: usize| bytemuck::cast::<T, u16>(items[e]) as u32;
+        let words = core::array::from_fn(|k| bits(2 * k) | bits(2 * k + 1) << 16);
+        fold_half_words::<T, D>(acc, first as u32, words)
     }
 }
 
@@ -360,7 +437,7 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
     len: usize,
     (share_tiles, share_extra): (usize, usize),
     op: Op,
-    load: &impl Fn(usize, T) -> A,
+    load: &impl ItemLoad<T, A>,
 ) -> A {
     let global = thread::global_index();
     let stride = thread::grid_threads();
@@ -370,7 +447,7 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         if !vectorizes(size_of::<T>()) {
             let mut i = global;
             while i < len {
-                acc = op.combine(acc, load(i, *input.add(i)));
+                acc = op.combine(acc, load.item(i, *input.add(i)));
                 i += stride;
             }
             return acc;
@@ -389,7 +466,7 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         // Combines item `at + global` if it is one of the `count` items from `at`.
         let one_item = |acc: A, at: usize, count: usize| {
             if global < count {
-                op.combine(acc, load(at + global, *input.add(at + global)))
+                op.combine(acc, load.item(at + global, *input.add(at + global)))
             } else {
                 acc
             }
@@ -427,10 +504,8 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
             unrolled::<REDUCE_UNROLL>(|u| {
                 let item = head + (first + u * threads) * VEC;
-                for e in 0..VEC {
-                    let c = u % chains_used;
-                    chains[c] = op.combine(chains[c], load(item + e, loaded[u].0[e]));
-                }
+                let c = u % chains_used;
+                chains[c] = load.vector(chains[c], item, &loaded[u].0, op);
             });
         };
         // The loop on the address and a count of the block's tiles: with the host's share,
@@ -456,10 +531,7 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         }
         let mut i = tiles * tile_vectors + global;
         while i < body {
-            let v = *vectors.add(i);
-            for e in 0..VEC {
-                acc = op.combine(acc, load(head + i * VEC + e, v.0[e]));
-            }
+            acc = load.vector(acc, head + i * VEC, &(*vectors.add(i)).0, op);
             i += stride;
         }
         one_item(acc, tail, len - tail)
@@ -477,7 +549,7 @@ unsafe fn one_tile_in_order<T: Pod, A: Pod, Op: ReduceOp<A>>(
     start: usize,
     tile_items: usize,
     op: Op,
-    load: &impl Fn(usize, T) -> A,
+    load: &impl ItemLoad<T, A>,
 ) -> A {
     let warps = REDUCE_THREADS as usize / 32;
     let warp_items = tile_items / warps;
@@ -491,7 +563,7 @@ unsafe fn one_tile_in_order<T: Pod, A: Pod, Op: ReduceOp<A>>(
         let i = base + lane;
         // SAFETY: `i < len`.
         let x = if i < end {
-            load(i, unsafe { *input.add(i) })
+            load.item(i, unsafe { *input.add(i) })
         } else {
             op.identity()
         };
@@ -511,7 +583,7 @@ unsafe fn one_tile<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
     start: usize,
     tile_items: usize,
     op: Op,
-    load: &impl Fn(usize, T) -> A,
+    load: &impl ItemLoad<T, A>,
 ) -> A {
     let threads = REDUCE_THREADS as usize;
     let tid = thread::thread_idx_x() as usize;
@@ -533,7 +605,7 @@ unsafe fn one_tile<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                 for u in 0..REDUCE_UNROLL {
                     let first = start + ((j + u) * threads + tid) * VEC;
                     for e in 0..VEC {
-                        acc = op.combine(acc, load(first + e, loaded[u].0[e]));
+                        acc = op.combine(acc, load.item(first + e, loaded[u].0[e]));
                     }
                 }
                 j += REDUCE_UNROLL;
@@ -543,11 +615,76 @@ unsafe fn one_tile<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
                 let first = start + (j * threads + tid) * VEC;
                 for e in 0..VEC {
                     if first + e < len {
-                        acc = op.combine(acc, load(first + e, *input.add(first + e)));
+                        acc = op.combine(acc, load.item(first + e, *input.add(first + e)));
                     }
                 }
             }
         }
     }
     acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::ranked::LowestRank;
+    use crate::ops::{ArgMax, ArgMin};
+    use half::{bf16, f16};
+    use rand::Rng;
+
+    /// Runs of vectors of eight halves, as a thread's chain folds them from the identity:
+    /// [`HalfArgLoad`]'s vector fold gives the candidate that combining item by item gives.
+    /// Values come from a few per run, NaNs of both signs, both zeros, infinities and
+    /// subnormals among them, so that ties and NaN-only vectors are common.
+    fn half_vectors_fold_as_items<T, D>(from_bits: fn(u16) -> T, infinity: u16)
+    where
+        T: Rankable<Rank = u32> + Half16 + Pod + core::fmt::Debug,
+        D: ArgDirection,
+    {
+        let mut rng = rand::rng();
+        let specials = [
+            0x0000,
+            0x8000,
+            infinity,
+            infinity | 0x8000,
+            infinity + 1,
+            0xffff,
+            0x7fff,
+            infinity | 0x8001,
+            0x0001,
+            0x8001,
+            0x3c00,
+            0xbc00,
+            0x7bff,
+            0xfbff,
+        ];
+        let by_item = |i: usize, x: T| Ranked::of::<T, D>(x, i as u32);
+        for _ in 0..20_000 {
+            let pool: [u16; 4] = core::array::from_fn(|_| {
+                if rng.random_ratio(3, 4) {
+                    specials[rng.random_range(0..specials.len())]
+                } else {
+                    rng.random()
+                }
+            });
+            let mut first = rng.random_range(0..1000) * 8;
+            let (mut fast, mut slow) = (LowestRank.identity(), LowestRank.identity());
+            for _ in 0..rng.random_range(1..6) {
+                let items: [T; 8] =
+                    core::array::from_fn(|_| from_bits(pool[rng.random_range(0..4)]));
+                fast = HalfArgLoad::<T, D>::NEW.vector(fast, first, &items, LowestRank);
+                slow = by_item.vector(slow, first, &items, LowestRank);
+                assert_eq!(fast, slow, "max={} {items:?} at {first}", D::MAX);
+                first += 8 * rng.random_range(1..100);
+            }
+        }
+    }
+
+    #[test]
+    fn half_arg_vectors_fold_as_their_items() {
+        half_vectors_fold_as_items::<f16, ArgMin>(f16::from_bits, 0x7c00);
+        half_vectors_fold_as_items::<f16, ArgMax>(f16::from_bits, 0x7c00);
+        half_vectors_fold_as_items::<bf16, ArgMin>(bf16::from_bits, 0x7f80);
+        half_vectors_fold_as_items::<bf16, ArgMax>(bf16::from_bits, 0x7f80);
+    }
 }

@@ -44,6 +44,7 @@ pub mod redux;
 #[cfg(not(warpkit_target_below_sm70))]
 pub mod shfl;
 pub mod shfl_legacy;
+pub mod simd;
 pub mod sreg;
 #[cfg(not(warpkit_target_below_sm70))]
 pub mod vote;

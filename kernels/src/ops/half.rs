@@ -28,6 +28,8 @@ pub trait Half16: Copy {
     const CANONICAL_NAN: Self;
     /// `-0.0`, identity of `Sum`.
     const NEG_ZERO: Self;
+    /// The bits of `+inf`: a value whose bits without the sign are above these is a NaN.
+    const INFINITY_BITS: u16;
     /// Exact conversion to `f32`.
     fn widen(self) -> f32;
     /// `f32` to this type, rounding to nearest even; NaN gives a quiet NaN.
@@ -37,6 +39,7 @@ pub trait Half16: Copy {
 impl Half16 for f16 {
     const CANONICAL_NAN: f16 = f16::from_bits(0x7fff);
     const NEG_ZERO: f16 = f16::NEG_ZERO;
+    const INFINITY_BITS: u16 = 0x7c00;
     #[inline(always)]
     fn widen(self) -> f32 {
         #[cfg(target_arch = "nvptx64")]
@@ -72,6 +75,7 @@ impl Half16 for f16 {
 impl Half16 for bf16 {
     const CANONICAL_NAN: bf16 = bf16::from_bits(0x7fff);
     const NEG_ZERO: bf16 = bf16::NEG_ZERO;
+    const INFINITY_BITS: u16 = 0x7f80;
     #[inline(always)]
     fn widen(self) -> f32 {
         f32::from_bits((self.to_bits() as u32) << 16)

@@ -65,6 +65,8 @@ mod families {
     // Below sm_90 its shims are compiled out.
     #[cfg_attr(not(target_feature = "sm_80"), allow(unused_imports))]
     use warpkit::instr::mbarrier::*;
+    #[cfg_attr(not(target_feature = "sm_90"), allow(unused_imports))]
+    use warpkit::instr::simd::*;
     use warpkit::instr::{
         activemask::*, atomic::*, barrier::*, matching::*, memory::*, redux::*, shfl::*,
     };
@@ -370,6 +372,14 @@ mod families {
             };
         }
     }
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    shims! {
+        /// Packed 16-bit integer arithmetic (PTX 8.0: sm_90+; absent below).
+        pub SIMD {
+            warpkit_instr_min_u16x2 => "min.u16x2" * 1, since sm_90: |a, b, _c| min_u16x2(a, b);
+        }
+    }
+
     // SAFETY (the `unsafe` blocks below): `p + 2` is the thread's own 8-byte-aligned words of
     // global memory, touched by no other thread.
     shims! {
@@ -423,6 +433,7 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("barrier", BARRIER),
     ("memory", MEMORY),
     ("atomic", ATOMIC),
+    ("simd", SIMD),
     ("async copy", ASYNC_COPY),
     ("L2 hints", L2_HINTS),
     ("grid dependency", GRIDDEPCONTROL),
