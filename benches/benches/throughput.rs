@@ -3,7 +3,7 @@
 //!
 //! Rows: reduce (sum) and inclusive scan (sum) of `u32 i32 f32 u64 i64 f64 f16`, exclusive
 //! scan (sum) and reduce with min and max of the same but `f16` (CUB has no `f16` min), and
-//! arg-min of `f32` and `f64`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
+//! arg-min of `f32`, `f64` and `f16`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
 //!
 //! 1. is checked first: both outputs are poisoned (all bytes 0xff), warpkit and CUB run once
 //!    each, and both results must equal the host's exact result bit for bit; warpkit runs a
@@ -221,6 +221,9 @@ fn main() {
         }
         if options.wants("f64", "argmin") {
             b.arg_min::<f64>(n);
+        }
+        if options.wants("f16", "argmin") {
+            b.arg_min::<f16>(n);
         }
     }
     let header = format!(
@@ -818,7 +821,7 @@ impl Bench<'_> {
                 at = i;
             }
         }
-        let want = host[at].words(at);
+        let (want, host_min) = (host[at].words(at), host[at]);
         let (_inputs, ptrs) = upload(stream, &host, self.offset)?;
         drop(host);
         let mut queues = self.queues(ptrs.len())?;
@@ -836,7 +839,7 @@ impl Bench<'_> {
             ours_out: &ours_out,
             cub_out: &cub_out,
             want: &want,
-            cub_first: None,
+            cub_first: T::cub_value_word(host_min),
             skip: 0,
         };
         let bytes = (n * size_of::<T>()) as f64;
@@ -959,6 +962,26 @@ trait ArgMinValue: warpkit_host::ArgElement + DeviceRepr + Default + PartialOrd 
     fn from_grid(k: i32) -> Self;
     /// The output for this value as the minimum, at `index`.
     fn words(self, index: usize) -> [Self::Word; 2];
+    /// CUB's first word where it differs from warpkit's (`Sides::cub_first`).
+    fn cub_value_word(self) -> Option<Self::Word> {
+        None
+    }
+}
+
+/// `k × 2^-8` rounded to the nearest `f16` (many ties: the lowest-index rule is exercised at
+/// every size). CUB writes the value's two bytes and leaves the next two as the check's poison
+/// (0xff); warpkit writes them as zero.
+impl ArgMinValue for f16 {
+    type Word = u32;
+    fn from_grid(k: i32) -> f16 {
+        f16::from_f32(k as f32 / 256.0)
+    }
+    fn words(self, index: usize) -> [u32; 2] {
+        [self.to_bits() as u32, index as u32]
+    }
+    fn cub_value_word(self) -> Option<u32> {
+        Some(0xffff_0000 | self.to_bits() as u32)
+    }
 }
 
 impl ArgMinValue for f32 {

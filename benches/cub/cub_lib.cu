@@ -20,7 +20,7 @@
 //                      one warp per row with cub::WarpReduce / cub::WarpScan in a kernel of
 //                      ours, as warpkit's rows operations work (no temporary storage)
 //     type: u32 i32 u64 i64 f32 f64
-//   and four more, beside warpkit's own forms of them (in the common unit):
+//   and five more, beside warpkit's own forms of them (in the common unit):
 //     warpkit_cub_reduce_sum_f16          __half in, one float out: cub::DeviceReduce::Reduce
 //                                         with cuda::std::plus<float> and init 0.0f (f32
 //                                         accumulation, as warpkit's f16 reduce)
@@ -32,6 +32,10 @@
 //                                         cub::DeviceReduce::ArgMin (CUB >= 2.8 form with
 //                                         separate value and index outputs)
 //     warpkit_cub_arg_min_f64             the same for double, the index as a uint64 (16 bytes)
+//     warpkit_cub_arg_min_f16             __half in; out: the __half minimum in bytes 0-1 (2-3
+//                                         left as they were), its index as a uint32 at byte 4
+//                                         (warpkit's layout but for those two bytes, which
+//                                         warpkit writes as zero)
 // Item counts below 2^32 use 32-bit offsets (CUB's fastest path), larger ones 64-bit.
 // -DWK_SKIP_<TYPE> (U32 ... F64) and -DWK_SKIP_COMMON leave parts out, so that the builder can
 // compile one type per nvcc process in parallel and link the objects.
@@ -229,6 +233,12 @@ int arg_min(WK_ARGS) {
 }
 extern "C" int warpkit_cub_arg_min_f32(WK_ARGS) { return arg_min<float, uint32_t>(WK_PASS); }
 extern "C" int warpkit_cub_arg_min_f64(WK_ARGS) { return arg_min<double, uint64_t>(WK_PASS); }
+extern "C" int warpkit_cub_arg_min_f16(WK_ARGS) {
+  __half* value = static_cast<__half*>(out);
+  uint32_t* index = reinterpret_cast<uint32_t*>(static_cast<char*>(out) + 4);
+  return cub::DeviceReduce::ArgMin(temp, *temp_bytes, static_cast<const __half*>(in), value, index,
+                                   static_cast<int64_t>(n), stream);
+}
 #endif
 
 // u32
