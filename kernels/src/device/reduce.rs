@@ -112,7 +112,7 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
         // One partial per block (order-independent operators) or per tile.
         let (partial_count, flagged) = if Op::ORDER_INDEPENDENT {
             let share = (p.share_tiles as usize, p.share_extra as usize);
-            let acc = even_share::<T, A, Op, VEC>(input, len, share, op, &load);
+            let acc = even_share::<T, A, Op, _, VEC>(input, len, share, op, &load);
             let total = block::reduce(acc, op, &(*shared).warp_values);
             let flagged = Partials::<A>::flagged(grid as usize);
             if tid == 0 {
@@ -184,6 +184,9 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
 /// order-independent operators, in the even share) one 16-byte vector of them at a time.
 /// Every `Fn(usize, T) -> A` is one, with the vector combined item by item.
 pub trait ItemLoad<T, A> {
+    /// Whether [`vector`](Self::vector) is more than its default; the even share calls it
+    /// only then, and otherwise combines item by item in the loop it was measured with.
+    const FOLDS_VECTORS: bool = false;
     /// The accumulator of item `x` at `index`.
     fn item(&self, index: usize, x: T) -> A;
     /// `acc` combined with the items of `items`, at indices `first..first + VEC`, as
@@ -194,15 +197,16 @@ pub trait ItemLoad<T, A> {
         &self,
         acc: A,
         first: usize,
-        items: &[T; VEC],
+        items: [T; VEC],
         op: Op,
     ) -> A
     where
         T: Copy,
     {
         let mut acc = acc;
-        for (e, &x) in items.iter().enumerate() {
-            acc = op.combine(acc, self.item(first + e, x));
+        #[allow(clippy::needless_range_loop)] // index loops unroll; array iterators do not
+        for e in 0..VEC {
+            acc = op.combine(acc, self.item(first + e, items[e]));
         }
         acc
     }
@@ -233,6 +237,8 @@ where
     T: Rankable<Rank = u32> + Half16 + Pod,
     D: ArgDirection,
 {
+    const FOLDS_VECTORS: bool = cfg!(any(not(target_arch = "nvptx64"), target_feature = "sm_90"));
+
     #[inline(always)]
     fn item(&self, index: usize, x: T) -> Ranked<u32, u32> {
         Ranked::of::<T, D>(x, index as u32)
@@ -244,7 +250,7 @@ where
         &self,
         acc: Ranked<u32, u32>,
         first: usize,
-        items: &[T; VEC],
+        items: [T; VEC],
         _op: Op,
     ) -> Ranked<u32, u32> {
         let bits = |e: usize| bytemuck::cast::<T, u16>(items[e]) as u32;
@@ -432,12 +438,12 @@ unsafe fn wait_for<A: Pod>(slots: SlotArray, i: usize) -> A {
 /// per thread, [`reduce_spreads_small_inputs`](super::tuning::reduce_spreads_small_inputs)),
 /// and the items before the first vector (one per thread) and after the last, go grid-strided.
 #[inline(always)]
-unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
+unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, L: ItemLoad<T, A>, const VEC: usize>(
     input: *const T,
     len: usize,
     (share_tiles, share_extra): (usize, usize),
     op: Op,
-    load: &impl ItemLoad<T, A>,
+    load: &L,
 ) -> A {
     let global = thread::global_index();
     let stride = thread::grid_threads();
@@ -504,8 +510,15 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
             }
             unrolled::<REDUCE_UNROLL>(|u| {
                 let item = head + (first + u * threads) * VEC;
-                let c = u % chains_used;
-                chains[c] = load.vector(chains[c], item, &loaded[u].0, op);
+                if L::FOLDS_VECTORS {
+                    let c = u % chains_used;
+                    chains[c] = load.vector(chains[c], item, loaded[u].0, op);
+                } else {
+                    for e in 0..VEC {
+                        let c = u % chains_used;
+                        chains[c] = op.combine(chains[c], load.item(item + e, loaded[u].0[e]));
+                    }
+                }
             });
         };
         // The loop on the address and a count of the block's tiles: with the host's share,
@@ -531,7 +544,14 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
         }
         let mut i = tiles * tile_vectors + global;
         while i < body {
-            acc = load.vector(acc, head + i * VEC, &(*vectors.add(i)).0, op);
+            let v = *vectors.add(i);
+            if L::FOLDS_VECTORS {
+                acc = load.vector(acc, head + i * VEC, v.0, op);
+            } else {
+                for e in 0..VEC {
+                    acc = op.combine(acc, load.item(head + i * VEC + e, v.0[e]));
+                }
+            }
             i += stride;
         }
         one_item(acc, tail, len - tail)
@@ -672,8 +692,8 @@ mod tests {
             for _ in 0..rng.random_range(1..6) {
                 let items: [T; 8] =
                     core::array::from_fn(|_| from_bits(pool[rng.random_range(0..4)]));
-                fast = HalfArgLoad::<T, D>::NEW.vector(fast, first, &items, LowestRank);
-                slow = by_item.vector(slow, first, &items, LowestRank);
+                fast = HalfArgLoad::<T, D>::NEW.vector(fast, first, items, LowestRank);
+                slow = by_item.vector(slow, first, items, LowestRank);
                 assert_eq!(fast, slow, "max={} {items:?} at {first}", D::MAX);
                 first += 8 * rng.random_range(1..100);
             }
