@@ -471,6 +471,85 @@ fn device_arg_reduce_every_type() {
     arg_algorithms::<bf16>(&wk, &mut rng, &sizes);
 }
 
+/// The half arg-reduces, whose sm_90 kernels fold each 16-byte vector of eight items at once
+/// (the lowest of eight packed ranks, then the first item that holds it): inputs of a few
+/// values each, so that equal values sit in many vectors, threads and blocks (the lowest index
+/// must win), both zeros (`-0.0` wins arg-min, `+0.0` arg-max), NaNs of both signs and any
+/// payload (a number always beats them; an all-NaN input gives the canonical NaN at index 0),
+/// the infinities; at ragged sizes and 0-3 items into the buffer (so the vectors and the items
+/// around them split differently). Each case against the host's model, twice.
+#[test]
+fn half_arg_reduces_with_ties_zeros_and_nans() {
+    let Some(wk) = device(None) else { return };
+    let mut rng = seed();
+    let s = stream();
+    let mut q = Queue::new(&wk, &s).unwrap();
+    fn case<T: TestElement + ArgElement>(
+        q: &mut Queue,
+        rng: &mut StdRng,
+        from_bits: fn(u16) -> T,
+        infinity: u16,
+    ) where
+        T::Accum: Model,
+    {
+        let nan = |rng: &mut StdRng| {
+            let payload = rng.random_range(1..=!infinity & 0x7fff);
+            infinity | payload | if rng.random() { 0x8000 } else { 0 }
+        };
+        // `None` is a NaN of random sign and payload.
+        let pools: [&[Option<u16>]; 5] = [
+            &[Some(0x0000), Some(0x8000)],
+            &[Some(0x0000), Some(0x8000), None, Some(0x3c00)],
+            &[None],
+            &[None],
+            &[
+                Some(infinity),
+                Some(infinity | 0x8000),
+                None,
+                Some(0x3c00),
+                Some(0xbc00),
+            ],
+        ];
+        for n in [
+            1usize,
+            7,
+            8,
+            9,
+            100,
+            4097,
+            (1 << 16) + 5,
+            (1 << 20) + 3,
+            (1 << 22) + 7,
+        ] {
+            for (p, pool) in pools.iter().enumerate() {
+                let mut data: Vec<T> = (0..n + 3)
+                    .map(|_| pool[rng.random_range(0..pool.len())].unwrap_or_else(|| nan(rng)))
+                    .map(from_bits)
+                    .collect();
+                if p == 3 {
+                    // NaNs and one number.
+                    let at = rng.random_range(0..data.len());
+                    let sign = if rng.random() { 0x8000 } else { 0 };
+                    data[at] = from_bits(rng.random_range(0..=infinity) | sign);
+                }
+                let input = upload(&data);
+                for from in 0..=3 {
+                    let view = &data[from..from + n];
+                    let device = input.slice(from..from + n);
+                    check_arg::<T, ArgMin>(q, view, &device);
+                    check_arg::<T, ArgMax>(q, view, &device);
+                }
+            }
+        }
+        println!(
+            "{}: arg-min and arg-max of ties, zeros and NaNs checked",
+            T::NAME
+        );
+    }
+    case::<f16>(&mut q, &mut rng, f16::from_bits, 0x7c00);
+    case::<bf16>(&mut q, &mut rng, bf16::from_bits, 0x7f80);
+}
+
 /// Reduces and arg-reduces of views 1-3 items into their buffers, long enough that items of
 /// every size read their head one by one up to a 128-byte line
 /// (`layout::reduce_body_align`), with the view's largest and smallest items moved into that

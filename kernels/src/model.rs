@@ -243,6 +243,23 @@ pub fn min_u16x2(a: u32, b: u32) -> u32 {
     })
 }
 
+/// `prmt.b32 d, a, b, c`, the default mode, as the ISA's pseudo-code: byte `i` of `d` is byte
+/// `c[4i+2:4i]` of `b:a`, or that byte's sign copied to all its bits when `c[4i+3]` is set
+/// (PTX ISA, [`prmt`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-prmt)).
+pub fn prmt_b32(a: u32, b: u32, c: u32) -> u32 {
+    let source = (b as u64) << 32 | a as u64;
+    (0..4).fold(0, |d, i| {
+        let select = (c >> (4 * i)) & 0xf;
+        let byte = (source >> (8 * (select & 7))) as u8;
+        let byte = if select & 8 != 0 {
+            ((byte as i8) >> 7) as u8
+        } else {
+            byte
+        };
+        d | (byte as u32) << (8 * i)
+    })
+}
+
 /// `%lanemask_eq`, `_lt`, `_le`, `_gt`, `_ge` of `lane`.
 pub fn lanemasks(lane: u32) -> [u32; 5] {
     let eq = 1u32 << lane;

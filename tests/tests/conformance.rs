@@ -454,14 +454,55 @@ fn tile_algorithms_match_a_cpu_reference_for_every_width() {
     }
 }
 
-/// `min.u16x2` against the model, on every target from sm_90 that the device runs: random
-/// words, with lanes drawn often from the edges (0, 1, 0x7fff, 0x8000, 0xffff) and equal
-/// lanes, the shim kernel's word 3 poisoned before the run.
+/// Runs shim kernel `name` (4 words of `io` per thread: operands `a`, `b`, `c`, result) in
+/// one block per 256 threads' words (a shim indexes `io` by `%tid.x`), on the operands
+/// `operands` draws, word 3 poisoned; checks every result against `model`. The number of
+/// cases.
+fn shim_matches_the_model(
+    gpu: &warpkit_tests::Gpu,
+    module: &std::sync::Arc<cudarc::driver::CudaModule>,
+    name: &str,
+    target: &str,
+    rng: &mut StdRng,
+    operands: impl Fn(&mut StdRng) -> [u32; 3],
+    model: impl Fn(u32, u32, u32) -> u32,
+) -> u64 {
+    let kernel = gpu.function(module, name);
+    let threads = 256;
+    let mut cases = 0;
+    for _ in 0..256 {
+        let mut io = vec![0xa5a5_a5a5u32; 4 * threads];
+        for t in 0..threads {
+            io[4 * t..4 * t + 3].copy_from_slice(&operands(rng));
+        }
+        let mut io_d = gpu.upload(&io);
+        let mut launch = gpu.stream.launch_builder(&kernel);
+        launch.arg(&mut io_d);
+        // SAFETY: one block; the shim reads and writes its thread's 4 words of `io`.
+        unsafe { launch.launch(config(threads)) }.unwrap();
+        gpu.sync(name);
+        let out = gpu.download(&io_d);
+        for t in 0..threads {
+            let [a, b, c] = [io[4 * t], io[4 * t + 1], io[4 * t + 2]];
+            assert_eq!(
+                out[4 * t + 3],
+                model(a, b, c),
+                "{target} {name}({a:#010x}, {b:#010x}, {c:#010x})"
+            );
+            cases += 1;
+        }
+    }
+    cases
+}
+
+/// `prmt.b32` on every target and `min.u16x2` on every target from sm_90 the device runs,
+/// against the model: random words whose 16-bit lanes come often from the edges (0, 1,
+/// 0x7fff, 0x8000, 0xffff) or repeat, `prmt`'s selectors random (sign-copying nibbles
+/// included) or the one the half arg-reduce uses (`0xbb99`).
 #[test]
-fn min_u16x2_matches_the_model() {
+fn packed_lane_instructions_match_the_model() {
     let Some(gpu) = gpu() else { return };
     let mut rng = seed();
-    let threads = 1 << 16;
     let edges = [0u16, 1, 0x7fff, 0x8000, 0xffff];
     let lane = |rng: &mut StdRng| -> u32 {
         if rng.random_ratio(1, 3) {
@@ -470,41 +511,42 @@ fn min_u16x2_matches_the_model() {
             rng.random::<u16>() as u32
         }
     };
-    let mut cases = 0u64;
+    let word = |rng: &mut StdRng| lane(rng) | lane(rng) << 16;
+    let (mut prmt, mut min) = (0, 0);
     for (target, ptx) in gpu.runnable(TEST_KERNELS_PTX) {
-        if Target::parse(target).unwrap().compute < 90 {
-            continue;
-        }
-        let mut io = vec![0xa5a5_a5a5u32; 4 * threads];
-        for t in 0..threads {
-            let a = lane(&mut rng) | lane(&mut rng) << 16;
-            let b = if rng.random_ratio(1, 8) {
-                a
-            } else {
-                lane(&mut rng) | lane(&mut rng) << 16
-            };
-            io[4 * t] = a;
-            io[4 * t + 1] = b;
-        }
         let module = gpu.load(ptx);
-        let kernel = gpu.function(&module, "warpkit_instr_min_u16x2");
-        let mut io_d = gpu.upload(&io);
-        let mut launch = gpu.stream.launch_builder(&kernel);
-        launch.arg(&mut io_d);
-        // SAFETY: the shim reads and writes 4 words per thread, all inside `io`.
-        unsafe { launch.launch(config(threads)) }.unwrap();
-        gpu.sync("warpkit_instr_min_u16x2");
-        let out = gpu.download(&io_d);
-        for t in 0..threads {
-            let (a, b) = (io[4 * t], io[4 * t + 1]);
-            assert_eq!(
-                out[4 * t + 3],
-                model::min_u16x2(a, b),
-                "{target} min.u16x2 {a:#010x} {b:#010x}"
+        let selector = |rng: &mut StdRng| {
+            if rng.random_ratio(1, 4) {
+                0xbb99
+            } else {
+                rng.random::<u32>()
+            }
+        };
+        prmt += shim_matches_the_model(
+            &gpu,
+            &module,
+            "warpkit_instr_prmt_b32",
+            target,
+            &mut rng,
+            |rng| [word(rng), word(rng), selector(rng)],
+            |a, b, c| model::prmt_b32(a, b, c),
+        );
+        if Target::parse(target).unwrap().compute >= 90 {
+            min += shim_matches_the_model(
+                &gpu,
+                &module,
+                "warpkit_instr_min_u16x2",
+                target,
+                &mut rng,
+                |rng| {
+                    let a = word(rng);
+                    [a, if rng.random_ratio(1, 8) { a } else { word(rng) }, 0]
+                },
+                |a, b, _| model::min_u16x2(a, b),
             );
-            cases += 1;
         }
     }
-    assert_eq!(cases > 0, gpu.major >= 9, "{}", gpu.describe());
-    println!("min.u16x2: {cases} cases checked, none different");
+    assert!(prmt > 0, "{}", gpu.describe());
+    assert_eq!(min > 0, gpu.major >= 9, "{}", gpu.describe());
+    println!("prmt.b32: {prmt} cases, min.u16x2: {min} cases checked, none different");
 }

@@ -61,7 +61,7 @@ fn every_module_assembles_without_stack_or_spills() {
 fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
     use warpkit::device::tuning::{
         REDUCE_BLOCKS_PER_SM, REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM, REDUCE_THREADS, SCAN_THREADS,
-        reduce_f16_arg_min_blocks_per_sm, reduce_f32_sum_min_blocks_per_sm,
+        reduce_f32_sum_min_blocks_per_sm, reduce_half_arg_min_blocks_per_sm,
         reduce_min_blocks_per_sm, scan_launch_bounds,
     };
     let compute = Target::parse(arch).expect("an embedded target").compute;
@@ -106,8 +106,11 @@ fn check_launch_bounds(arch: &str, ptx: &str, functions: &[FunctionUsage]) {
                 (REDUCE_THREADS, REDUCE_F64_FOLD_MIN_BLOCKS_PER_SM)
             } else if rest == "sum_f32" {
                 (REDUCE_THREADS, reduce_f32_sum_min_blocks_per_sm(sm90))
-            } else if matches!(rest, "argmin_f16" | "argmax_f16") {
-                (REDUCE_THREADS, reduce_f16_arg_min_blocks_per_sm(sm90))
+            } else if matches!(
+                rest,
+                "argmin_f16" | "argmax_f16" | "argmin_bf16" | "argmax_bf16"
+            ) {
+                (REDUCE_THREADS, reduce_half_arg_min_blocks_per_sm(sm90))
             } else {
                 (
                     REDUCE_THREADS,
@@ -371,6 +374,11 @@ fn grid_dependency_wrappers_emit_their_instruction_from_sm90() {
 #[test]
 fn cluster_wrappers_emit_their_instruction_from_sm90() {
     check_family_below(shims::CLUSTER, Below::Absent);
+}
+
+#[test]
+fn permute_wrappers_emit_their_instruction() {
+    check_family(shims::PERMUTE);
 }
 
 #[test]

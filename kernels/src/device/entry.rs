@@ -307,8 +307,9 @@ mod library {
         };
     }
 
-    /// The half types accumulate in `f32`; their arg-reduce ranks each value as its `f32`
-    /// ([`Rankable`]), with a `u32` index, and writes the value's bits zero-extended to 32.
+    /// The half types accumulate in `f32`; their arg-reduce ranks each value with a 16-bit
+    /// rank in a `u32` ([`Rankable`]), beside a `u32` index, folds whole vectors of eight on
+    /// sm_90 (`HalfArgLoad`), and writes the value's bits zero-extended to 32.
     macro_rules! per_half {
         ($ty:ident, [$(($op:ident, $name:ident)),*], [$(($arg:ident, $arg_name:ident)),*]) => {
             $(
@@ -322,17 +323,8 @@ mod library {
                     Ranked<u32, u32>, LowestRank,
                     crate::device::reduce::HalfArgLoad::<$ty, $arg>::NEW,
                     |r: Ranked<u32, u32>| r.indexed_bits::<$ty, $arg>(),
-                    half_arg_min_blocks!($ty));
+                    crate::device::tuning::reduce_half_arg_min_blocks_per_sm(crate::device::tuning::SM90));
             )*
-        };
-    }
-
-    macro_rules! half_arg_min_blocks {
-        (f16) => {
-            crate::device::tuning::reduce_f16_arg_min_blocks_per_sm(crate::device::tuning::SM90)
-        };
-        (bf16) => {
-            crate::device::tuning::reduce_min_blocks_per_sm(2, 8, crate::device::tuning::SM90)
         };
     }
 

@@ -64,9 +64,9 @@ use crate::instr::memory::{cvta_to_global_u64, prefetch_global_l2, st_relaxed_gp
 use crate::kernel as thread;
 use crate::ops::ReduceOp;
 use crate::ops::half::Half16;
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-use crate::ops::ranked::fold_half_words;
 use crate::ops::ranked::{ArgDirection, Rankable, Ranked};
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+use crate::ops::ranked::{exact_half_index, fold_half_words};
 use bytemuck::Pod;
 use core::mem::size_of;
 
@@ -184,14 +184,17 @@ pub unsafe fn reduce<T: Pod, A: Pod, O: Pod, Op: ReduceOp<A>, const VEC: usize>(
 /// order-independent operators, in the even share) one 16-byte vector of them at a time.
 /// Every `Fn(usize, T) -> A` is one, with the vector combined item by item.
 pub trait ItemLoad<T, A> {
-    /// Whether [`vector`](Self::vector) is more than its default; the even share calls it
-    /// only then, and otherwise combines item by item in the loop it was measured with.
+    /// Whether [`vector`](Self::vector) and [`exact`](Self::exact) are more than their
+    /// defaults; the even share calls them only then, and otherwise combines item by item in
+    /// the loop it was measured with.
     const FOLDS_VECTORS: bool = false;
     /// The accumulator of item `x` at `index`.
     fn item(&self, index: usize, x: T) -> A;
     /// `acc` combined with the items of `items`, at indices `first..first + VEC`, as
-    /// combining each [`item`](Self::item) in turn gives. Called only where every item in
-    /// `acc` comes before `first`, or `acc` is `op`'s identity.
+    /// combining each [`item`](Self::item) in turn gives, except that an index in the result
+    /// may name the first item of the vector it came from rather than the item itself, until
+    /// [`exact`](Self::exact). Called only where every item in `acc` comes before `first`, or
+    /// `acc` is `op`'s identity.
     #[inline(always)]
     fn vector<Op: ReduceOp<A>, const VEC: usize>(
         &self,
@@ -210,6 +213,13 @@ pub trait ItemLoad<T, A> {
         }
         acc
     }
+    /// `acc` with an index that names a vector (see [`vector`](Self::vector)) turned into its
+    /// item's: `vector_at(i)` is the vector whose first item is `i`, if item `i` was combined
+    /// as one.
+    #[inline(always)]
+    fn exact<const VEC: usize>(&self, acc: A, _vector_at: impl Fn(usize) -> Option<[T; VEC]>) -> A {
+        acc
+    }
 }
 
 impl<T, A, F: Fn(usize, T) -> A> ItemLoad<T, A> for F {
@@ -222,14 +232,49 @@ impl<T, A, F: Fn(usize, T) -> A> ItemLoad<T, A> for F {
 /// The candidates of the `f16`/`bf16` arg-reduce ([`Ranked::of`]), with a `u32` index; on
 /// sm_90 a vector of eight halves goes through
 /// [`fold_half_words`](crate::ops::ranked::fold_half_words) (`min.u16x2` on packed 16-bit
-/// ranks) instead of eight candidates. For [`LowestRank`](crate::ops::ranked::LowestRank)
-/// only, the operator that vector fold stands for.
+/// ranks, no branch) instead of eight candidates, and the thread's winner is put back on its
+/// item once ([`exact_half_index`](crate::ops::ranked::exact_half_index), one more load of
+/// its vector). For [`LowestRank`](crate::ops::ranked::LowestRank) only, the operator that
+/// fold stands for.
 #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
 pub(crate) struct HalfArgLoad<T, D>(core::marker::PhantomData<(T, D)>);
 
 #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
 impl<T, D> HalfArgLoad<T, D> {
     pub(crate) const NEW: Self = HalfArgLoad(core::marker::PhantomData);
+}
+
+/// Eight halves as four words, the first item in the low half of the first word.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
+#[inline(always)]
+fn half_words<T: Pod, const VEC: usize>(items: [T; VEC]) -> [u32; 4] {
+    const { assert!(VEC == 8 && size_of::<T>() == 2) };
+    let bits = |e: usize| bytemuck::cast::<T, u16>(items[e]);
+    core::array::from_fn(|k| pack_u16x2(bits(2 * k), bits(2 * k + 1)))
+}
+
+/// `lo | hi << 16`. On the GPU one `mov.b32 d, {lo, hi}`, which `ptxas` drops where the two
+/// halves came from one register: written with shifts, LLVM read the vector's first word a
+/// second time (`ld.b32` beside the `ld.v4.b32`) to build it.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
+#[inline(always)]
+fn pack_u16x2(lo: u16, hi: u16) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let d: u32;
+        // SAFETY: a register-only instruction with no precondition.
+        unsafe {
+            core::arch::asm!("mov.b32 {d}, {{{lo}, {hi}}};", d = out(reg32) d, lo = in(reg16) lo, hi = in(reg16) hi,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        d
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        lo as u32 | (hi as u32) << 16
+    }
 }
 
 impl<T, D> ItemLoad<T, Ranked<u32, u32>> for HalfArgLoad<T, D>
@@ -253,9 +298,23 @@ where
         items: [T; VEC],
         _op: Op,
     ) -> Ranked<u32, u32> {
-        let bits = |e: usize| bytemuck::cast::<T, u16>(items[e]) as u32;
-        let words = core::array::from_fn(|k| bits(2 * k) | bits(2 * k + 1) << 16);
-        fold_half_words::<T, D>(acc, first as u32, words)
+        fold_half_words::<T, D>(acc, first as u32, half_words(items))
+    }
+
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    #[inline(always)]
+    fn exact<const VEC: usize>(
+        &self,
+        acc: Ranked<u32, u32>,
+        vector_at: impl Fn(usize) -> Option<[T; VEC]>,
+    ) -> Ranked<u32, u32> {
+        match vector_at(acc.index as usize) {
+            Some(items) if acc.index != u32::MAX => Ranked {
+                rank: acc.rank,
+                index: exact_half_index::<T, D>(acc.rank, acc.index, half_words(items)),
+            },
+            _ => acc,
+        }
     }
 }
 
@@ -492,7 +551,7 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, L: ItemLoad<T, A>, const V
         // [`reduce_min_blocks_per_sm`](super::tuning::reduce_min_blocks_per_sm)). For the
         // `f32` arg-min one chain cost 6% at 2^24 items (H200), so 4-byte items keep four.
         let chains_used = const {
-            if size_of::<A>() > 8 || size_of::<T>() == 8 {
+            if size_of::<A>() > 8 || size_of::<T>() == 8 || L::FOLDS_VECTORS {
                 1
             } else {
                 REDUCE_UNROLL
@@ -553,6 +612,14 @@ unsafe fn even_share<T: Pod, A: Pod, Op: ReduceOp<A>, L: ItemLoad<T, A>, const V
                 }
             }
             i += stride;
+        }
+        if L::FOLDS_VECTORS {
+            let vector_at = |i: usize| {
+                (head..tail)
+                    .contains(&i)
+                    .then(|| (*vectors.add((i - head) / VEC)).0)
+            };
+            acc = load.exact(acc, vector_at);
         }
         one_item(acc, tail, len - tail)
     }
@@ -653,9 +720,9 @@ mod tests {
     use rand::Rng;
 
     /// Runs of vectors of eight halves, as a thread's chain folds them from the identity:
-    /// [`HalfArgLoad`]'s vector fold gives the candidate that combining item by item gives.
-    /// Values come from a few per run, NaNs of both signs, both zeros, infinities and
-    /// subnormals among them, so that ties and NaN-only vectors are common.
+    /// [`HalfArgLoad`]'s vector fold, made exact, gives the candidate that combining item by
+    /// item gives. Values come from a few per run, NaNs of both signs, both zeros, infinities
+    /// and subnormals among them, so that ties and NaN-only vectors are common.
     fn half_vectors_fold_as_items<T, D>(from_bits: fn(u16) -> T, infinity: u16)
     where
         T: Rankable<Rank = u32> + Half16 + Pod + core::fmt::Debug,
@@ -679,6 +746,7 @@ mod tests {
             0xfbff,
         ];
         let by_item = |i: usize, x: T| Ranked::of::<T, D>(x, i as u32);
+        let fast_load = HalfArgLoad::<T, D>::NEW;
         for _ in 0..20_000 {
             let pool: [u16; 4] = core::array::from_fn(|_| {
                 if rng.random_ratio(3, 4) {
@@ -689,12 +757,16 @@ mod tests {
             });
             let mut first = rng.random_range(0..1000) * 8;
             let (mut fast, mut slow) = (LowestRank.identity(), LowestRank.identity());
-            for _ in 0..rng.random_range(1..6) {
+            let mut vectors = [(usize::MAX, [from_bits(0); 8]); 6];
+            for k in 0..rng.random_range(1..6) {
                 let items: [T; 8] =
                     core::array::from_fn(|_| from_bits(pool[rng.random_range(0..4)]));
-                fast = HalfArgLoad::<T, D>::NEW.vector(fast, first, items, LowestRank);
+                vectors[k] = (first, items);
+                fast = fast_load.vector(fast, first, items, LowestRank);
                 slow = by_item.vector(slow, first, items, LowestRank);
-                assert_eq!(fast, slow, "max={} {items:?} at {first}", D::MAX);
+                let vector_at = |i: usize| vectors.iter().find(|v| v.0 == i).map(|v| v.1);
+                let exact = fast_load.exact(fast, vector_at);
+                assert_eq!(exact, slow, "max={} {items:?} at {first}", D::MAX);
                 first += 8 * rng.random_range(1..100);
             }
         }

@@ -50,11 +50,11 @@ pub const fn reduce_spreads_small_inputs(item_bytes: usize, accumulator_bytes: u
 pub const fn reduce_f32_sum_min_blocks_per_sm(sm90: bool) -> u32 {
     if sm90 { REDUCE_BLOCKS_PER_SM } else { 0 }
 }
-/// Blocks per multiprocessor the `f16` arg-reduces are compiled for: [`REDUCE_BLOCKS_PER_SM`]
-/// on sm_90 and newer, where `ptxas` 12.9 otherwise gives them 34 registers (7 blocks per
-/// SM); under the bound 32, with no spill. The `bf16` ones take 32 unbounded and spill 8
-/// bytes under it, so they take none ([`reduce_min_blocks_per_sm`]).
-pub const fn reduce_f16_arg_min_blocks_per_sm(sm90: bool) -> u32 {
+/// Blocks per multiprocessor the `f16`/`bf16` arg-reduces are compiled for:
+/// [`REDUCE_BLOCKS_PER_SM`] on sm_90 and newer, where each thread folds its vectors of eight
+/// halves into one chain (`HalfArgLoad`): unbounded, `ptxas` 12.9 gave them 34 registers
+/// (7 blocks per SM) with four chains; with one chain and the bound, 32 and no spill.
+pub const fn reduce_half_arg_min_blocks_per_sm(sm90: bool) -> u32 {
     if sm90 { REDUCE_BLOCKS_PER_SM } else { 0 }
 }
 /// Blocks per multiprocessor the `f64` min and max reduce is compiled for where it folds with

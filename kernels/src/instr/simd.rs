@@ -1,7 +1,9 @@
-//! Packed 16-bit integer arithmetic: two `u16` lanes in one 32-bit register, lane 0 in bits
-//! 0-15 and lane 1 in bits 16-31, each computed on its own (no carry between lanes).
+//! Work on the lanes packed in one 32-bit register: `min.u16x2` on two `u16` lanes (lane 0 in
+//! bits 0-15, lane 1 in bits 16-31, each on its own, no carry between them), and `prmt.b32`,
+//! which builds a word from any bytes of two words.
 //!
-//! PTX ISA: [Integer Arithmetic Instructions: `min`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#integer-arithmetic-instructions-min).
+//! PTX ISA: [Integer Arithmetic Instructions: `min`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#integer-arithmetic-instructions-min),
+//! [Data Movement and Conversion Instructions: `prmt`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-prmt).
 
 /// `min.u16x2 d, a, b`: in each 16-bit lane, the smaller unsigned value of `a` and `b`.
 ///
@@ -20,6 +22,30 @@ pub fn min_u16x2(a: u32, b: u32) -> u32 {
         unsafe {
             core::arch::asm!("min.u16x2 {d}, {a}, {b};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b,
                 options(pure, nomem, nostack, preserves_flags));
+        }
+        d
+    }
+}
+
+/// `prmt.b32 d, a, b, c` (the default mode): byte `i` of `d` is byte `c[4i+2:4i]` of the
+/// eight bytes `b:a` (`a`'s bytes 0-3, then `b`'s as 4-7); if `c[4i+3]` is set, that byte's
+/// top bit instead, copied to all eight bits (`0xff` or `0x00`). E.g. `c = 0xbb99` gives
+/// `0xffff` in each 16-bit lane of `a` whose top bit is set, `0x0000` in the others.
+///
+/// The CPU model is `model::prmt_b32` (host only).
+///
+/// PTX ISA: [`prmt`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-prmt).
+/// PTX 2.0, every target.
+#[doc(alias = "__byte_perm")]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub fn prmt_b32(a: u32, b: u32, c: u32) -> u32 {
+    crate::device_only! {
+        let d: u32;
+        // SAFETY: a register-only instruction with no precondition.
+        unsafe {
+            core::arch::asm!("prmt.b32 {d}, {a}, {b}, {c};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b,
+                c = in(reg32) c, options(pure, nomem, nostack, preserves_flags));
         }
         d
     }

@@ -151,12 +151,11 @@ half_rankable!(f16, bf16);
 /// 16-bit lane: a number's bits with the sign bit set if positive, all inverted if negative
 /// (the total order on numbers as unsigned order, `-0.0` before `+0.0`), inverted again for
 /// arg-max; every NaN `0xffff`, which no number takes (`+inf` ranks `0xfc00` for `f16` and
-/// `0xff80` for `bf16`). Branch-free: a lane's sign, and whether its magnitude is above
-/// `+inf`'s bits, become a mask of the lane by a shift, an `and` and a multiply.
+/// `0xff80` for `bf16`). Branch-free, six instructions: a lane's sign, and whether its
+/// magnitude is above `+inf`'s bits, become a mask of the lane by one `prmt.b32` each.
 #[inline(always)]
 pub fn half_pair_ranks<T: Half16>(w: u32, max: bool) -> u32 {
     const SIGNS: u32 = 0x8000_8000;
-    let top_bit_lanes = |x: u32| ((x >> 15) & 0x0001_0001) * 0xffff;
     let negative = top_bit_lanes(w);
     // A magnitude plus this reaches 0x8000 exactly when it is above `+inf`'s bits, and stays
     // below 0x1_0000: no carry into the next lane.
@@ -164,6 +163,22 @@ pub fn half_pair_ranks<T: Half16>(w: u32, max: bool) -> u32 {
     let nan = top_bit_lanes((w & !SIGNS) + (bias | bias << 16));
     let ordered = w ^ (negative | SIGNS);
     (if max { !ordered } else { ordered }) | nan
+}
+
+/// `0xffff` in each 16-bit lane of `x` whose top bit is set, `0` in the others: `prmt.b32`
+/// with selector `0xbb99` on the GPU (one instruction where the shift, `and` and multiply
+/// took three), its CPU model on the host.
+#[inline(always)]
+fn top_bit_lanes(x: u32) -> u32 {
+    const SIGN_OF_BYTES_1_AND_3: u32 = 0xbb99;
+    #[cfg(target_arch = "nvptx64")]
+    {
+        crate::instr::simd::prmt_b32(x, 0, SIGN_OF_BYTES_1_AND_3)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        crate::model::prmt_b32(x, 0, SIGN_OF_BYTES_1_AND_3)
+    }
 }
 
 /// `min.u16x2` on the GPU, its CPU model on the host.
@@ -180,14 +195,16 @@ fn lowest_u16x2(a: u32, b: u32) -> u32 {
     }
 }
 
-/// Combines the candidates of eight consecutive halves into `acc`: `words` holds them two per
-/// word, the item at index `first` in the low lane of `words[0]`. The eight ranks
-/// ([`half_pair_ranks`]) meet in three `min.u16x2` and one compare, and only when the lowest
-/// beats `acc` is the first item that holds it looked for. About 35 instructions for the
-/// eight, where ranking and combining each item's candidate took about 12 per item.
+/// Combines eight consecutive halves into `acc` as a *vector candidate*: `words` holds them
+/// two per word, the item at index `first` in the low lane of `words[0]`. The eight ranks
+/// ([`half_pair_ranks`]) meet in three `min.u16x2` (two instructions on sm_90); when the
+/// lowest beats `acc`, the result is that rank with index `first`, the vector's, which
+/// [`exact_half_index`] turns into its item's once the thread has folded all its vectors.
+/// Branch-free, so that a thread's loads of the next vectors need not wait for this one.
 ///
-/// Gives what combining each item's [`Ranked::of`] with [`LowestRank`] gives, provided every
-/// item in `acc` comes before `first` or `acc` is the identity: a later item never wins a tie.
+/// Gives that rank and vector where combining each item's [`Ranked::of`] with [`LowestRank`]
+/// gives that rank and an item of the vector, provided every item in `acc` comes before
+/// `first` or `acc` is the identity: a later vector never wins a tie.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
 pub fn fold_half_words<T: Half16, D: ArgDirection>(
@@ -202,20 +219,27 @@ pub fn fold_half_words<T: Half16, D: ArgDirection>(
     );
     let lowest = (pair & 0xffff).min(pair >> 16);
     let rank = if lowest == 0xffff { u32::MAX } else { lowest };
-    if rank < acc.rank || acc.index == u32::MAX {
-        let mut at = 0;
-        for k in (0..8).rev() {
-            if (ranks[k / 2] >> (16 * (k % 2))) & 0xffff == lowest {
-                at = k as u32;
-            }
-        }
-        Ranked {
-            rank,
-            index: first + at,
-        }
-    } else {
-        acc
+    let wins = rank < acc.rank || acc.index == u32::MAX;
+    Ranked {
+        rank: if wins { rank } else { acc.rank },
+        index: if wins { first } else { acc.index },
     }
+}
+
+/// The index of the first of the eight halves in `words` (as [`fold_half_words`] takes them)
+/// whose rank is `rank`, counted from `first`: a vector candidate's item. `rank` must be one
+/// of theirs.
+#[inline(always)]
+pub fn exact_half_index<T: Half16, D: ArgDirection>(rank: u32, first: u32, words: [u32; 4]) -> u32 {
+    let lane = rank.min(0xffff);
+    let ranks = words.map(|w| half_pair_ranks::<T>(w, D::MAX));
+    let mut at = 0;
+    for k in (0..8).rev() {
+        if (ranks[k / 2] >> (16 * (k % 2))) & 0xffff == lane {
+            at = k as u32;
+        }
+    }
+    first + at
 }
 
 /// A candidate of the device arg-reduce: its value's rank and its index.

@@ -65,7 +65,6 @@ mod families {
     // Below sm_90 its shims are compiled out.
     #[cfg_attr(not(target_feature = "sm_80"), allow(unused_imports))]
     use warpkit::instr::mbarrier::*;
-    #[cfg_attr(not(target_feature = "sm_90"), allow(unused_imports))]
     use warpkit::instr::simd::*;
     use warpkit::instr::{
         activemask::*, atomic::*, barrier::*, matching::*, memory::*, redux::*, shfl::*,
@@ -372,6 +371,12 @@ mod families {
             };
         }
     }
+    shims! {
+        /// Byte permute (every target).
+        pub PERMUTE {
+            warpkit_instr_prmt_b32 => "prmt.b32" * 1, since sm_70: |a, b, c| prmt_b32(a, b, c);
+        }
+    }
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     shims! {
         /// Packed 16-bit integer arithmetic (PTX 8.0: sm_90+; absent below).
@@ -433,6 +438,7 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("barrier", BARRIER),
     ("memory", MEMORY),
     ("atomic", ATOMIC),
+    ("permute", PERMUTE),
     ("simd", SIMD),
     ("async copy", ASYNC_COPY),
     ("L2 hints", L2_HINTS),
