@@ -529,7 +529,7 @@ fn packed_lane_instructions_match_the_model() {
             target,
             &mut rng,
             |rng| [word(rng), word(rng), selector(rng)],
-            |a, b, c| model::prmt_b32(a, b, c),
+            model::prmt_b32,
         );
         if Target::parse(target).unwrap().compute >= 90 {
             min += shim_matches_the_model(
