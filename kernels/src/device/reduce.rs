@@ -236,17 +236,26 @@ impl<T, A, F: Fn(usize, T) -> A> ItemLoad<T, A> for F {
 /// item once ([`exact_half_index`](crate::ops::ranked::exact_half_index), one more load of
 /// its vector). For [`LowestRank`](crate::ops::ranked::LowestRank) only, the operator that
 /// fold stands for.
-#[cfg_attr(not(all(target_arch = "nvptx64", feature = "kernels")), allow(dead_code))]
+#[cfg_attr(
+    not(all(target_arch = "nvptx64", feature = "kernels")),
+    allow(dead_code)
+)]
 pub(crate) struct HalfArgLoad<T, D>(core::marker::PhantomData<(T, D)>);
 
-#[cfg_attr(not(all(target_arch = "nvptx64", feature = "kernels")), allow(dead_code))]
+#[cfg_attr(
+    not(all(target_arch = "nvptx64", feature = "kernels")),
+    allow(dead_code)
+)]
 impl<T, D> HalfArgLoad<T, D> {
     pub(crate) const NEW: Self = HalfArgLoad(core::marker::PhantomData);
 }
 
 /// Eight halves as four words, the first item in the low half of the first word.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[cfg_attr(not(all(target_arch = "nvptx64", feature = "kernels")), allow(dead_code))]
+#[cfg_attr(
+    not(all(target_arch = "nvptx64", feature = "kernels")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn half_words<T: Pod, const VEC: usize>(items: [T; VEC]) -> [u32; 4] {
     const { assert!(VEC == 8 && size_of::<T>() == 2) };
@@ -258,7 +267,10 @@ fn half_words<T: Pod, const VEC: usize>(items: [T; VEC]) -> [u32; 4] {
 /// halves came from one register: written with shifts, LLVM read the vector's first word a
 /// second time (`ld.b32` beside the `ld.v4.b32`) to build it.
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[cfg_attr(not(all(target_arch = "nvptx64", feature = "kernels")), allow(dead_code))]
+#[cfg_attr(
+    not(all(target_arch = "nvptx64", feature = "kernels")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn pack_u16x2(lo: u16, hi: u16) -> u32 {
     #[cfg(target_arch = "nvptx64")]
