@@ -5,7 +5,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`instr`] | one function per PTX instruction, named after it: [`instr::shfl`] (`shfl.sync`, [`ShflMode`](instr::shfl::ShflMode), [`ShflControl`](instr::shfl::ShflControl)), [`instr::shfl_legacy`] (`shfl` below sm_70), [`instr::vote`], [`instr::matching`], [`instr::redux`], [`instr::activemask`], [`instr::barrier`] (`bar.warp.sync`, `bar.sync`), [`instr::sreg`] (special registers), [`instr::memory`] (relaxed loads and stores, atomics, `nanosleep`, `cvta`), [`instr::simd`] (packed 16-bit `min.u16x2`), and [`LaneMask`] |
+//! | [`instr`] | one function per PTX instruction, named after it: [`instr::shfl`] (`shfl.sync`, [`ShflMode`](instr::shfl::ShflMode), [`ShflControl`](instr::shfl::ShflControl)), [`instr::shfl_legacy`] (`shfl` below sm_70), [`instr::vote`], [`instr::matching`], [`instr::redux`], [`instr::activemask`], [`instr::barrier`] (`bar.warp.sync`, `bar.sync`), [`instr::sreg`] (special registers), [`instr::memory`] (relaxed loads and stores, atomics, `nanosleep`, `cvta`), [`instr::simd`] (packed 16-bit `min.u16x2`, `min`/`max` on `f16x2` and `bf16x2`, `prmt.b32`), and [`LaneMask`] |
 //! | [`warp`] | warp algorithms: [`warp::Tile`] (reduce, scans, segmented scans, broadcast over segments of `W` lanes), [`warp::shfl`] (CUDA-style shuffles with a width, [`map_words`](warp::shfl::map_words)), [`warp::redux`] (the shuffle reductions behind `redux.sync`), [`warp::vote`], [`warp::matching`] |
 //! | [`block`] | block-wide reduce and scan over typed shared memory, [`block::TempStorage`] |
 //! | [`device`] | the single-pass device reduce and scan and the row-wise ones that `warpkit-host` launches |

@@ -495,8 +495,8 @@ fn shim_matches_the_model(
     cases
 }
 
-/// `prmt.b32` on every target and `min.u16x2` on every target from sm_90 the device runs,
-/// against the model: random words whose 16-bit lanes come often from the edges (0, 1,
+/// `prmt.b32` on every target, `min`/`max` on `.f16x2` and `.bf16x2` on every target from
+/// sm_80 and `min.u16x2` on every target from sm_90 the device runs, against the model: random words whose 16-bit lanes come often from the edges (0, 1,
 /// 0x7fff, 0x8000, 0xffff) or repeat, `prmt`'s selectors random (sign-copying nibbles
 /// included) or the one the half arg-reduce uses (`0xbb99`).
 #[test]
@@ -512,7 +512,7 @@ fn packed_lane_instructions_match_the_model() {
         }
     };
     let word = |rng: &mut StdRng| lane(rng) | lane(rng) << 16;
-    let (mut prmt, mut min) = (0, 0);
+    let (mut prmt, mut min, mut half) = (0, 0, 0);
     for (target, ptx) in gpu.runnable(TEST_KERNELS_PTX) {
         let module = gpu.load(ptx);
         let selector = |rng: &mut StdRng| {
@@ -531,6 +531,9 @@ fn packed_lane_instructions_match_the_model() {
             |rng| [word(rng), word(rng), selector(rng)],
             model::prmt_b32,
         );
+        if Target::parse(target).unwrap().compute >= 80 {
+            half += half_minmax_match_the_model(&gpu, &module, target, &mut rng);
+        }
         if Target::parse(target).unwrap().compute >= 90 {
             min += shim_matches_the_model(
                 &gpu,
@@ -548,5 +551,59 @@ fn packed_lane_instructions_match_the_model() {
     }
     assert!(prmt > 0, "{}", gpu.describe());
     assert_eq!(min > 0, gpu.major >= 9, "{}", gpu.describe());
-    println!("prmt.b32: {prmt} cases, min.u16x2: {min} cases checked, none different");
+    assert_eq!(half > 0, gpu.major >= 8, "{}", gpu.describe());
+    println!(
+        "prmt.b32: {prmt} cases, min.u16x2: {min} cases, min/max .f16x2/.bf16x2: {half} cases checked, none different"
+    );
+}
+
+/// `min`/`max` on `.f16x2` and `.bf16x2` against the model, on words whose lanes come often
+/// from the edges of either format (zeros, NaNs and infinities of both signs, subnormals, the
+/// largest finite numbers) and as often pair a lane with its own negation (`±0.0` against
+/// each other) or its own bits. The number of cases.
+fn half_minmax_match_the_model(
+    gpu: &warpkit_tests::Gpu,
+    module: &std::sync::Arc<cudarc::driver::CudaModule>,
+    target: &str,
+    rng: &mut StdRng,
+) -> u64 {
+    let edges: [u16; 14] = [
+        0, 1, 0x3c00, 0x7bff, 0x7c00, 0x7c01, 0x7e00, 0x7f7f, 0x7f80, 0x7f81, 0x7fc0, 0x7fff,
+        0x0400, 0x0080,
+    ];
+    let lane = |rng: &mut StdRng| -> u16 {
+        let x = if rng.random_ratio(1, 2) {
+            edges[rng.random_range(0..edges.len())]
+        } else {
+            rng.random()
+        };
+        x | if rng.random() { 0x8000 } else { 0 }
+    };
+    let partner = |rng: &mut StdRng, x: u16| match rng.random_range(0..4) {
+        0 => x ^ 0x8000,
+        1 => x,
+        _ => lane(rng),
+    };
+    let operands = |rng: &mut StdRng| {
+        let (a0, a1) = (lane(rng), lane(rng));
+        let (b0, b1) = (partner(rng, a0), partner(rng, a1));
+        [
+            a0 as u32 | (a1 as u32) << 16,
+            b0 as u32 | (b1 as u32) << 16,
+            0,
+        ]
+    };
+    let ops: [(&str, fn(u32, u32) -> u32); 4] = [
+        ("warpkit_instr_min_f16x2", model::min_f16x2),
+        ("warpkit_instr_max_f16x2", model::max_f16x2),
+        ("warpkit_instr_min_bf16x2", model::min_bf16x2),
+        ("warpkit_instr_max_bf16x2", model::max_bf16x2),
+    ];
+    ops.iter()
+        .map(|&(name, model)| {
+            shim_matches_the_model(gpu, module, name, target, rng, operands, |a, b, _| {
+                model(a, b)
+            })
+        })
+        .sum()
 }

@@ -387,6 +387,11 @@ fn simd_wrappers_emit_their_instruction_from_sm90() {
 }
 
 #[test]
+fn half_simd_wrappers_emit_their_instruction_from_sm80() {
+    check_family_below(shims::HALF_SIMD, Below::Absent);
+}
+
+#[test]
 fn mbarrier_wrappers_emit_their_instruction_from_sm80() {
     check_family_below(shims::MBARRIER, Below::Absent);
 }

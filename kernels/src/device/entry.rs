@@ -307,13 +307,25 @@ mod library {
         };
     }
 
-    /// The half types accumulate in `f32`; their arg-reduce ranks each value with a 16-bit
+    /// The items of a half reduce: widened to `f32` one by one for the sum, folded a vector at
+    /// a time for min and max (`HalfMinMaxLoad`).
+    macro_rules! half_load {
+        ($ty:ident, Sum) => {
+            |_, x: $ty| <$ty as Half16>::widen(x)
+        };
+        ($ty:ident, $op:ident) => {
+            crate::device::reduce::HalfMinMaxLoad::<$ty, $op>::NEW
+        };
+    }
+
+    /// The half types accumulate in `f32` (min and max fold vectors of eight in their own
+    /// format first, `HalfMinMaxLoad`); their arg-reduce ranks each value with a 16-bit
     /// rank in a `u32` ([`Rankable`]), beside a `u32` index, folds whole vectors of eight on
     /// sm_90 (`HalfArgLoad`), and writes the value's bits zero-extended to 32.
     macro_rules! per_half {
         ($ty:ident, [$(($op:ident, $name:ident)),*], [$(($arg:ident, $arg_name:ident)),*]) => {
             $(
-                crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, f32, $op, |_, x: $ty| <$ty as Half16>::widen(x), |x: f32| x);
+                crate::__reduce_kernel!(crate::kernel_name!(reduce, $name, $ty), $ty, f32, $op, half_load!($ty, $op), |x: f32| x);
                 crate::__scan_kernel!(crate::kernel_name!(scan, $name, $ty), $ty, f32, $op, <$ty as Half16>::widen, <$ty as Half16>::narrow);
                 crate::__rows_kernels!(crate::kernel_name!(rows_reduce, $name, $ty), crate::kernel_name!(rows_scan, $name, $ty),
                     $ty, f32, $op, <$ty as Half16>::widen, <$ty as Half16>::narrow);

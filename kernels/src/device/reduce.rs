@@ -62,11 +62,11 @@ use crate::block::{self, TempStorage};
 use crate::instr::atomic::{atom_add_acq_rel_gpu_u32, atom_add_relaxed_gpu_u32};
 use crate::instr::memory::{cvta_to_global_u64, prefetch_global_l2, st_relaxed_gpu_u32};
 use crate::kernel as thread;
-use crate::ops::ReduceOp;
 use crate::ops::half::Half16;
 use crate::ops::ranked::{ArgDirection, Rankable, Ranked};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 use crate::ops::ranked::{exact_half_index, fold_half_words};
+use crate::ops::{Max, Min, ReduceOp};
 use bytemuck::Pod;
 use core::mem::size_of;
 
@@ -251,7 +251,7 @@ impl<T, D> HalfArgLoad<T, D> {
 }
 
 /// Eight halves as four words, the first item in the low half of the first word.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[cfg_attr(
     not(all(target_arch = "nvptx64", feature = "kernels")),
     allow(dead_code)
@@ -266,7 +266,7 @@ fn half_words<T: Pod, const VEC: usize>(items: [T; VEC]) -> [u32; 4] {
 /// `lo | hi << 16`. On the GPU one `mov.b32 d, {lo, hi}`, which `ptxas` drops where the two
 /// halves came from one register: written with shifts, LLVM read the vector's first word a
 /// second time (`ld.b32` beside the `ld.v4.b32`) to build it.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 #[cfg_attr(
     not(all(target_arch = "nvptx64", feature = "kernels")),
     allow(dead_code)
@@ -327,6 +327,86 @@ where
             },
             _ => acc,
         }
+    }
+}
+
+/// The items of the `f16`/`bf16` min and max, accumulated as `f32` (exact): on sm_80 and
+/// newer a vector of eight halves is folded in its own format, three `min`/`max` on packed
+/// pairs (`.f16x2`/`.bf16x2`, [`PackedMinMax`]) and one more across the last pair's lanes, and
+/// joins the thread's `f32` as one item, instead of eight widened items. The packed
+/// instructions follow [`Min`]/[`Max`]'s rules (a NaN loses to a number, `-0.0 < +0.0`), and
+/// neither rounds, so the bits are those of the item-by-item fold.
+#[cfg_attr(
+    not(all(target_arch = "nvptx64", feature = "kernels")),
+    allow(dead_code)
+)]
+pub(crate) struct HalfMinMaxLoad<T, Op>(core::marker::PhantomData<(T, Op)>);
+
+#[cfg_attr(
+    not(all(target_arch = "nvptx64", feature = "kernels")),
+    allow(dead_code)
+)]
+impl<T, Op> HalfMinMaxLoad<T, Op> {
+    pub(crate) const NEW: Self = HalfMinMaxLoad(core::marker::PhantomData);
+}
+
+/// [`Min`] or [`Max`] on two packed halves of type `T` per word, lane by lane.
+#[cfg_attr(
+    not(all(target_arch = "nvptx64", feature = "kernels")),
+    allow(dead_code)
+)]
+pub(crate) trait PackedMinMax<T> {
+    /// `min`/`max.{f16,bf16}x2 d, a, b` on the GPU, the CPU model on the host.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    fn packed(a: u32, b: u32) -> u32;
+}
+
+macro_rules! packed_min_max {
+    ($(($op:ident, $ty:ident, $instr:ident)),*) => {$(
+        impl PackedMinMax<half::$ty> for $op {
+            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+            #[inline(always)]
+            fn packed(a: u32, b: u32) -> u32 {
+                crate::instr::simd::$instr(a, b)
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[inline(always)]
+            fn packed(a: u32, b: u32) -> u32 {
+                crate::model::$instr(a, b)
+            }
+        }
+    )*};
+}
+
+packed_min_max!(
+    (Min, f16, min_f16x2),
+    (Max, f16, max_f16x2),
+    (Min, bf16, min_bf16x2),
+    (Max, bf16, max_bf16x2)
+);
+
+impl<T: Half16 + Pod, P: PackedMinMax<T>> ItemLoad<T, f32> for HalfMinMaxLoad<T, P> {
+    const FOLDS_VECTORS: bool = cfg!(any(not(target_arch = "nvptx64"), target_feature = "sm_80"));
+
+    #[inline(always)]
+    fn item(&self, _index: usize, x: T) -> f32 {
+        x.widen()
+    }
+
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    #[inline(always)]
+    fn vector<Op: ReduceOp<f32>, const VEC: usize>(
+        &self,
+        acc: f32,
+        _first: usize,
+        items: [T; VEC],
+        op: Op,
+    ) -> f32 {
+        let [w0, w1, w2, w3] = half_words(items);
+        let pair = P::packed(P::packed(w0, w1), P::packed(w2, w3));
+        // Lane 0 of `pair` against its lane 1; the result's lane 1 is not used.
+        let one = P::packed(pair, pair >> 16) as u16;
+        op.combine(acc, bytemuck::cast::<u16, T>(one).widen())
     }
 }
 
@@ -790,5 +870,57 @@ mod tests {
         half_vectors_fold_as_items::<f16, ArgMax>(f16::from_bits, 0x7c00);
         half_vectors_fold_as_items::<bf16, ArgMin>(bf16::from_bits, 0x7f80);
         half_vectors_fold_as_items::<bf16, ArgMax>(bf16::from_bits, 0x7f80);
+    }
+
+    /// [`HalfMinMaxLoad`]'s vector fold gives the bits of the item-by-item fold (each half
+    /// widened, [`Min`]/[`Max`] on `f32`), from the identity and from a running value, on
+    /// vectors drawn from a few values each: zeros and NaNs of both signs, infinities and
+    /// subnormals among them, so that ties of `±0.0` and NaN-only vectors are common.
+    fn half_min_max_vectors_fold_as_items<T, P>(from_bits: fn(u16) -> T, infinity: u16, op: P)
+    where
+        T: Half16 + Pod + core::fmt::Debug,
+        P: PackedMinMax<T> + ReduceOp<f32>,
+    {
+        let mut rng = rand::rng();
+        let specials = [
+            0x0000,
+            0x8000,
+            infinity,
+            infinity | 0x8000,
+            infinity + 1,
+            0xffff,
+            0x7fff,
+            0x0001,
+            0x8001,
+            0x3c00,
+            0xbc00,
+        ];
+        let by_item = |_: usize, x: T| x.widen();
+        let fast_load = HalfMinMaxLoad::<T, P>::NEW;
+        for _ in 0..20_000 {
+            let pool: [u16; 3] = core::array::from_fn(|_| {
+                if rng.random_ratio(3, 4) {
+                    specials[rng.random_range(0..specials.len())]
+                } else {
+                    rng.random()
+                }
+            });
+            let (mut fast, mut slow) = (op.identity(), op.identity());
+            for _ in 0..rng.random_range(1..4) {
+                let items: [T; 8] =
+                    core::array::from_fn(|_| from_bits(pool[rng.random_range(0..3)]));
+                fast = fast_load.vector(fast, 0, items, op);
+                slow = by_item.vector(slow, 0, items, op);
+                assert_eq!(fast.to_bits(), slow.to_bits(), "{items:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn half_min_max_vectors_fold_as_their_items() {
+        half_min_max_vectors_fold_as_items::<f16, _>(f16::from_bits, 0x7c00, Min);
+        half_min_max_vectors_fold_as_items::<f16, _>(f16::from_bits, 0x7c00, Max);
+        half_min_max_vectors_fold_as_items::<bf16, _>(bf16::from_bits, 0x7f80, Min);
+        half_min_max_vectors_fold_as_items::<bf16, _>(bf16::from_bits, 0x7f80, Max);
     }
 }

@@ -384,6 +384,16 @@ mod families {
             warpkit_instr_min_u16x2 => "min.u16x2" * 1, since sm_90: |a, b, _c| min_u16x2(a, b);
         }
     }
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    shims! {
+        /// Packed `f16`/`bf16` min and max (PTX 7.0: sm_80+; absent below).
+        pub HALF_SIMD {
+            warpkit_instr_min_f16x2 => "min.f16x2" * 1, since sm_80: |a, b, _c| min_f16x2(a, b);
+            warpkit_instr_max_f16x2 => "max.f16x2" * 1, since sm_80: |a, b, _c| max_f16x2(a, b);
+            warpkit_instr_min_bf16x2 => "min.bf16x2" * 1, since sm_80: |a, b, _c| min_bf16x2(a, b);
+            warpkit_instr_max_bf16x2 => "max.bf16x2" * 1, since sm_80: |a, b, _c| max_bf16x2(a, b);
+        }
+    }
 
     // SAFETY (the `unsafe` blocks below): `p + 2` is the thread's own 8-byte-aligned words of
     // global memory, touched by no other thread.
@@ -440,6 +450,7 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("atomic", ATOMIC),
     ("permute", PERMUTE),
     ("simd", SIMD),
+    ("half simd", HALF_SIMD),
     ("async copy", ASYNC_COPY),
     ("L2 hints", L2_HINTS),
     ("grid dependency", GRIDDEPCONTROL),
