@@ -1,9 +1,9 @@
 //! `cargo xtask bench` (`bench-throughput` on the GPU machine): warpkit against CUB, in one
 //! process, on one stream, sample by sample.
 //!
-//! Rows: reduce (sum) and inclusive scan (sum) of `u32 i32 f32 u64 i64 f64 f16`, exclusive
-//! scan (sum) and reduce with min and max of the same but `f16` (CUB has no `f16` min), and
-//! arg-min of `f32`, `f64` and `f16`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
+//! Rows: reduce (sum, min, max) and inclusive scan (sum) of `u32 i32 f32 u64 i64 f64 f16`,
+//! exclusive scan (sum) of the same but `f16` (CUB's library has none for it), and arg-min of
+//! `f32`, `f64` and `f16`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
 //!
 //! 1. is checked first: both outputs are poisoned (all bytes 0xff), warpkit and CUB run once
 //!    each, and both results must equal the host's exact result bit for bit; warpkit runs a
@@ -200,8 +200,8 @@ fn main() {
         for ty in &options.types {
             let rows = Rows {
                 reduce: options.wants(ty, "reduce"),
-                // CUB's library has no f16 min/max or exclusive scan.
-                minmax: options.wants(ty, "minmax") && ty != "f16",
+                // CUB's library has no f16 exclusive scan.
+                minmax: options.wants(ty, "minmax"),
                 scan: options.wants(ty, "scan"),
                 exscan: options.wants(ty, "exscan") && ty != "f16",
             };
@@ -335,6 +335,11 @@ trait Data: Element + Default {
     /// The exact sum of codes as the accumulator type: integers wrap, floats are scaled back
     /// (exact or rounded once).
     fn accum(sum: i128) -> Self::Accum;
+    /// CUB's output of the min or max row for this extreme, where it differs from warpkit's
+    /// (`Sides::cub_first`).
+    fn cub_extreme(self) -> Option<Self::Accum> {
+        None
+    }
 }
 
 /// Integers: uniform over the whole type; sums wrap.
@@ -380,6 +385,11 @@ impl Data for f16 {
     }
     fn accum(sum: i128) -> f32 {
         (sum as f64 / F32_GRID) as f32
+    }
+    /// CUB's `DeviceReduce::Min`/`Max` on `__half` write the extreme's two bytes and leave
+    /// the accumulator slot's next two as the check's poison (0xff); warpkit writes the `f32`.
+    fn cub_extreme(self) -> Option<f32> {
+        Some(f32::from_bits(0xffff_0000 | self.to_bits() as u32))
     }
 }
 
@@ -686,12 +696,12 @@ impl Bench<'_> {
         let host = random_data::<T>(n, seed);
         let (_inputs, ptrs) = upload(stream, &host, self.offset)?;
         if rows.reduce {
-            self.reduce_row::<T, Sum>(&ptrs, n, "reduce_sum", exact_sum(&host))?;
+            self.reduce_row::<T, Sum>(&ptrs, n, "reduce_sum", exact_sum(&host), None)?;
         }
         if rows.minmax {
             let (min, max) = extremes(&host);
-            self.reduce_row::<T, Min>(&ptrs, n, "reduce_min", min.to_accum())?;
-            self.reduce_row::<T, Max>(&ptrs, n, "reduce_max", max.to_accum())?;
+            self.reduce_row::<T, Min>(&ptrs, n, "reduce_min", min.to_accum(), min.cub_extreme())?;
+            self.reduce_row::<T, Max>(&ptrs, n, "reduce_max", max.to_accum(), max.cub_extreme())?;
         }
         if rows.scan {
             let want = exact_scan(&host, ScanKind::Inclusive, T::default());
@@ -720,12 +730,14 @@ impl Bench<'_> {
     }
 
     /// One reduce row: `O` over the `n` items at each of `ptrs` (rotated), into one value.
+    /// `cub_want`: CUB's output where it differs from `want`.
     fn reduce_row<T: Data, O: warpkit_host::DeviceOp>(
         &mut self,
         ptrs: &[u64],
         n: usize,
         algo: &str,
         want: T::Accum,
+        cub_want: Option<T::Accum>,
     ) -> Result<(), String> {
         let (stream, lib) = (self.stream, self.lib);
         let ours_out = alloc::<T::Accum>(stream, 1)?;
@@ -743,7 +755,7 @@ impl Bench<'_> {
             ours_out: &ours_out,
             cub_out: &cub_out,
             want: &[want],
-            cub_first: None,
+            cub_first: cub_want,
             skip: 0,
         };
         let bytes = (n * std::mem::size_of::<T>()) as f64;

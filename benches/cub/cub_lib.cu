@@ -20,13 +20,16 @@
 //                      one warp per row with cub::WarpReduce / cub::WarpScan in a kernel of
 //                      ours, as warpkit's rows operations work (no temporary storage)
 //     type: u32 i32 u64 i64 f32 f64
-//   and five more, beside warpkit's own forms of them (in the common unit):
+//   and seven more, beside warpkit's own forms of them (in the common unit):
 //     warpkit_cub_reduce_sum_f16          __half in, one float out: cub::DeviceReduce::Reduce
 //                                         with cuda::std::plus<float> and init 0.0f (f32
 //                                         accumulation, as warpkit's f16 reduce)
 //     warpkit_cub_scan_inclusive_sum_f16  __half in and out: cub::DeviceScan::InclusiveScan
 //                                         with cuda::std::plus<float> (f32 accumulator, each
 //                                         output rounded once to __half, as warpkit's)
+//     warpkit_cub_reduce_{min,max}_f16    __half in and out: cub::DeviceReduce::Min/Max (the
+//                                         extreme in bytes 0-1 of warpkit's 4-byte f32 slot,
+//                                         bytes 2-3 left as they were)
 //     warpkit_cub_arg_min_f32             float in; out: the float minimum, then its index
 //                                         as a uint32 (8 bytes, warpkit's layout):
 //                                         cub::DeviceReduce::ArgMin (CUB >= 2.8 form with
@@ -217,6 +220,8 @@ extern "C" int warpkit_cub_reduce_sum_f16(WK_ARGS) {
                                      cuda::std::plus<float>{}, 0.0f, stream);
   });
 }
+extern "C" int warpkit_cub_reduce_min_f16(WK_ARGS) { return reduce_min<__half>(WK_PASS); }
+extern "C" int warpkit_cub_reduce_max_f16(WK_ARGS) { return reduce_max<__half>(WK_PASS); }
 extern "C" int warpkit_cub_scan_inclusive_sum_f16(WK_ARGS) {
   return with_count(n, [&](auto c) {
     return cub::DeviceScan::InclusiveScan(temp, *temp_bytes, static_cast<const __half*>(in), static_cast<__half*>(out),

@@ -37,12 +37,15 @@ pub const ROW_ALGOS: [&str; 4] = [
     "rows_warp_scan_sum",
 ];
 /// Whole-array operations outside the type × algorithm grid, called like `DEVICE_ALGOS`:
-/// `reduce_sum_f16` (one `f32` out: an f32 accumulator, as warpkit's), `scan_inclusive_sum_f16`
+/// `reduce_sum_f16` (one `f32` out: an f32 accumulator, as warpkit's), `reduce_min_f16` and
+/// `reduce_max_f16` (the `f16` extreme in bytes 0-1 of the output), `scan_inclusive_sum_f16`
 /// (f32 accumulator, `f16` out), `arg_min_f32` and `arg_min_f64` (out: the value, then the
 /// index as an unsigned integer of the value's width: warpkit's layout), `arg_min_f16` (the
 /// value in bytes 0-1, bytes 2-3 left as they were, the index as a `u32` at byte 4).
-pub const EXTRA_OPS: [(&str, &str); 5] = [
+pub const EXTRA_OPS: [(&str, &str); 7] = [
     ("reduce_sum", "f16"),
+    ("reduce_min", "f16"),
+    ("reduce_max", "f16"),
     ("scan_inclusive_sum", "f16"),
     ("arg_min", "f32"),
     ("arg_min", "f64"),

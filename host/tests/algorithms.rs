@@ -471,15 +471,16 @@ fn device_arg_reduce_every_type() {
     arg_algorithms::<bf16>(&wk, &mut rng, &sizes);
 }
 
-/// The half arg-reduces, whose sm_90 kernels fold each 16-byte vector of eight items at once
-/// (the lowest of eight packed ranks, then the first item that holds it): inputs of a few
-/// values each, so that equal values sit in many vectors, threads and blocks (the lowest index
-/// must win), both zeros (`-0.0` wins arg-min, `+0.0` arg-max), NaNs of both signs and any
-/// payload (a number always beats them; an all-NaN input gives the canonical NaN at index 0),
-/// the infinities; at ragged sizes and 0-3 items into the buffer (so the vectors and the items
-/// around them split differently). Each case against the host's model, twice.
+/// The half min, max and arg-reduces, whose kernels fold each 16-byte vector of eight items at
+/// once (min and max from sm_80 with `min`/`max.{f16,bf16}x2`; the arg-reduces on sm_90, the
+/// lowest of eight packed ranks, then the first item that holds it): inputs of a few values
+/// each, so that equal values sit in many vectors, threads and blocks (the lowest index must
+/// win), both zeros (`-0.0` wins min and arg-min, `+0.0` max and arg-max), NaNs of both signs
+/// and any payload (a number always beats them; an all-NaN input gives the canonical NaN, at
+/// index 0), the infinities; at ragged sizes and 0-3 items into the buffer (so the vectors and
+/// the items around them split differently). Each case against the host's model, twice.
 #[test]
-fn half_arg_reduces_with_ties_zeros_and_nans() {
+fn half_reduces_with_ties_zeros_and_nans() {
     let Some(wk) = device(None) else { return };
     let mut rng = seed();
     let s = stream();
@@ -538,11 +539,13 @@ fn half_arg_reduces_with_ties_zeros_and_nans() {
                     let device = input.slice(from..from + n);
                     check_arg::<T, ArgMin>(q, view, &device);
                     check_arg::<T, ArgMax>(q, view, &device);
+                    check_reduce::<T, Min>(q, view, &device);
+                    check_reduce::<T, Max>(q, view, &device);
                 }
             }
         }
         println!(
-            "{}: arg-min and arg-max of ties, zeros and NaNs checked",
+            "{}: min, max, arg-min and arg-max of ties, zeros and NaNs checked",
             T::NAME
         );
     }
