@@ -4,6 +4,7 @@
 //! with no call and no branch (stdarch's `assert_instr`, on PTX): one test per family.
 
 use warpkit::abi::layout;
+use warpkit::device::tuning::REDUCE_UNROLL;
 use warpkit_builder::{
     Target,
     ptxas::{FunctionUsage, parse_verbose},
@@ -617,6 +618,27 @@ fn half_arg_reduces_fold_vectors_with_min_u16x2_from_sm90() {
             let body = kernel_body(ptx, &format!("warpkit_reduce_{name}"));
             assert_eq!(body.contains("min.u16x2"), folds, "{arch} {name}");
             checked += 1;
+        }
+    }
+    assert!(checked >= 4 * 3, "{checked}");
+}
+
+/// The `f16`/`bf16` min and max reduces fold each vector of eight halves with four packed
+/// `min`/`max` (`.f16x2`/`.bf16x2`, `HalfMinMaxLoad`) from sm_80 and widen each item below it:
+/// four per vector of the even share's step and four per grid-strided vector after it.
+#[test]
+fn half_min_max_reduces_fold_vectors_with_packed_instructions_from_sm80() {
+    let mut checked = 0;
+    for &(arch, ptx) in LIBRARY_PTX {
+        let folds = Target::parse(arch).unwrap().compute >= 80;
+        for ty in ["f16", "bf16"] {
+            for op in ["min", "max"] {
+                let body = kernel_body(ptx, &format!("warpkit_reduce_{op}_{ty}"));
+                let count = count_instruction(body, &format!("{op}.{ty}x2"));
+                let want = if folds { 4 * (REDUCE_UNROLL + 1) } else { 0 };
+                assert_eq!(count, want, "{arch} {op} {ty}");
+                checked += 1;
+            }
         }
     }
     assert!(checked >= 4 * 3, "{checked}");

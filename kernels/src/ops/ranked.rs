@@ -130,8 +130,7 @@ macro_rules! half_rankable {
             type Rank = u32;
             #[inline(always)]
             fn rank(self, max: bool) -> u32 {
-                let rank = half_pair_ranks::<$t>(self.to_bits() as u32, max) & 0xffff;
-                if rank == 0xffff { u32::MAX } else { rank }
+                half_rank_as_u32(half_pair_ranks::<$t>(self.to_bits() as u32, max) & 0xffff)
             }
             #[inline(always)]
             fn unrank(rank: u32, max: bool) -> $t {
@@ -163,6 +162,13 @@ pub fn half_pair_ranks<T: Half16>(w: u32, max: bool) -> u32 {
     let nan = top_bit_lanes((w & !SIGNS) + (bias | bias << 16));
     let ordered = w ^ (negative | SIGNS);
     (if max { !ordered } else { ordered }) | nan
+}
+
+/// A 16-bit rank of [`half_pair_ranks`] as the candidates' `u32` rank: the NaNs' `0xffff`
+/// becomes `u32::MAX`, the rank no 32-bit value reaches either; numbers keep theirs.
+#[inline(always)]
+fn half_rank_as_u32(lane: u32) -> u32 {
+    if lane == 0xffff { u32::MAX } else { lane }
 }
 
 /// `0xffff` in each 16-bit lane of `x` whose top bit is set, `0` in the others: `prmt.b32`
@@ -217,8 +223,7 @@ pub fn fold_half_words<T: Half16, D: ArgDirection>(
         lowest_u16x2(ranks[0], ranks[1]),
         lowest_u16x2(ranks[2], ranks[3]),
     );
-    let lowest = (pair & 0xffff).min(pair >> 16);
-    let rank = if lowest == 0xffff { u32::MAX } else { lowest };
+    let rank = half_rank_as_u32((pair & 0xffff).min(pair >> 16));
     let wins = rank < acc.rank || acc.index == u32::MAX;
     Ranked {
         rank: if wins { rank } else { acc.rank },
@@ -231,6 +236,7 @@ pub fn fold_half_words<T: Half16, D: ArgDirection>(
 /// of theirs.
 #[inline(always)]
 pub fn exact_half_index<T: Half16, D: ArgDirection>(rank: u32, first: u32, words: [u32; 4]) -> u32 {
+    // The 16-bit lane of the rank (`half_rank_as_u32` undone).
     let lane = rank.min(0xffff);
     let ranks = words.map(|w| half_pair_ranks::<T>(w, D::MAX));
     let mut at = 0;
