@@ -314,7 +314,7 @@ mod library {
             |_, x: $ty| <$ty as Half16>::widen(x)
         };
         ($ty:ident, $op:ident) => {
-            crate::device::reduce::HalfMinMaxLoad::<$ty, $op>::NEW
+            crate::device::reduce::half_loads::HalfMinMaxLoad::<$ty, $op>::NEW
         };
     }
 
@@ -333,7 +333,7 @@ mod library {
             $(
                 crate::__reduce_kernel!(crate::kernel_name!(reduce, $arg_name, $ty), $ty,
                     Ranked<u32, u32>, LowestRank,
-                    crate::device::reduce::HalfArgLoad::<$ty, $arg>::NEW,
+                    crate::device::reduce::half_loads::HalfArgLoad::<$ty, $arg>::NEW,
                     |r: Ranked<u32, u32>| r.indexed_bits::<$ty, $arg>(),
                     crate::device::tuning::reduce_half_arg_min_blocks_per_sm(crate::device::tuning::SM90));
             )*
