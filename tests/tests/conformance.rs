@@ -593,7 +593,8 @@ fn half_minmax_match_the_model(
             0,
         ]
     };
-    let ops: [(&str, fn(u32, u32) -> u32); 4] = [
+    type Model = fn(u32, u32) -> u32;
+    let ops: [(&str, Model); 4] = [
         ("warpkit_instr_min_f16x2", model::min_f16x2),
         ("warpkit_instr_max_f16x2", model::max_f16x2),
         ("warpkit_instr_min_bf16x2", model::min_bf16x2),

@@ -177,16 +177,10 @@ mod tests {
     use half::{bf16, f16};
     use rand::Rng;
 
-    /// Runs of vectors of eight halves, as a thread's chain folds them from the identity:
-    /// [`HalfArgLoad`]'s vector fold, made exact, gives the candidate that combining item by
-    /// item gives. Values come from a few per run, NaNs of both signs, both zeros, infinities
-    /// and subnormals among them, so that ties and NaN-only vectors are common.
-    fn half_vectors_fold_as_items<T, D>(from_bits: fn(u16) -> T, infinity: u16)
-    where
-        T: Rankable<Rank = u32> + Half16 + Pod + core::fmt::Debug,
-        D: ArgDirection,
-    {
-        let mut rng = rand::rng();
+    /// `N` halves' bits, each one of the edge cases of a half whose `+inf` has bits
+    /// `infinity` (zeros, infinities and NaNs of both signs, subnormals, ±1, the largest
+    /// numbers) three times in four, else random: a pool to draw vectors from.
+    fn half_pool<const N: usize>(rng: &mut impl Rng, infinity: u16) -> [u16; N] {
         let specials = [
             0x0000,
             0x8000,
@@ -200,19 +194,32 @@ mod tests {
             0x8001,
             0x3c00,
             0xbc00,
-            0x7bff,
-            0xfbff,
+            infinity - 1,
+            (infinity - 1) | 0x8000,
         ];
+        core::array::from_fn(|_| {
+            if rng.random_ratio(3, 4) {
+                specials[rng.random_range(0..specials.len())]
+            } else {
+                rng.random()
+            }
+        })
+    }
+
+    /// Runs of vectors of eight halves, as a thread's chain folds them from the identity:
+    /// [`HalfArgLoad`]'s vector fold, made exact, gives the candidate that combining item by
+    /// item gives. Values come from a few per run, NaNs of both signs, both zeros, infinities
+    /// and subnormals among them, so that ties and NaN-only vectors are common.
+    fn half_vectors_fold_as_items<T, D>(from_bits: fn(u16) -> T, infinity: u16)
+    where
+        T: Rankable<Rank = u32> + Half16 + Pod + core::fmt::Debug,
+        D: ArgDirection,
+    {
+        let mut rng = rand::rng();
         let by_item = |i: usize, x: T| Ranked::of::<T, D>(x, i as u32);
         let fast_load = HalfArgLoad::<T, D>::NEW;
         for _ in 0..20_000 {
-            let pool: [u16; 4] = core::array::from_fn(|_| {
-                if rng.random_ratio(3, 4) {
-                    specials[rng.random_range(0..specials.len())]
-                } else {
-                    rng.random()
-                }
-            });
+            let pool: [u16; 4] = half_pool(&mut rng, infinity);
             let mut first = rng.random_range(0..1000) * 8;
             let (mut fast, mut slow) = (LowestRank.identity(), LowestRank.identity());
             let mut vectors = [(usize::MAX, [from_bits(0); 8]); 6];
@@ -248,29 +255,10 @@ mod tests {
         P: PackedMinMax<T> + ReduceOp<f32>,
     {
         let mut rng = rand::rng();
-        let specials = [
-            0x0000,
-            0x8000,
-            infinity,
-            infinity | 0x8000,
-            infinity + 1,
-            0xffff,
-            0x7fff,
-            0x0001,
-            0x8001,
-            0x3c00,
-            0xbc00,
-        ];
         let by_item = |_: usize, x: T| x.widen();
         let fast_load = HalfMinMaxLoad::<T, P>::NEW;
         for _ in 0..20_000 {
-            let pool: [u16; 3] = core::array::from_fn(|_| {
-                if rng.random_ratio(3, 4) {
-                    specials[rng.random_range(0..specials.len())]
-                } else {
-                    rng.random()
-                }
-            });
+            let pool: [u16; 3] = half_pool(&mut rng, infinity);
             let (mut fast, mut slow) = (op.identity(), op.identity());
             for _ in 0..rng.random_range(1..4) {
                 let items: [T; 8] =
