@@ -1,9 +1,9 @@
 //! `cargo xtask bench` (`bench-throughput` on the GPU machine): warpkit against CUB, in one
 //! process, on one stream, sample by sample.
 //!
-//! Rows: reduce (sum, min, max) and inclusive scan (sum) of `u32 i32 f32 u64 i64 f64 f16`,
-//! exclusive scan (sum) of the same but `f16` (CUB's library has none for it), and arg-min of
-//! `f32`, `f64` and `f16`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
+//! Rows: reduce (sum, min, max) and inclusive scan (sum) of `u32 i32 f32 u64 i64 f64 f16
+//! bf16`, exclusive scan (sum) of the same but the halves (CUB's library has none for them),
+//! and arg-min of `f32`, `f64`, `f16` and `bf16`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
 //!
 //! 1. is checked first: both outputs are poisoned (all bytes 0xff), warpkit and CUB run once
 //!    each, and both results must equal the host's exact result bit for bit; warpkit runs a
@@ -47,12 +47,12 @@ use warpkit_benches::pairs::{self, Comparison, Config, Enqueue as _, Sampler};
 use warpkit_benches::par;
 use warpkit_benches::report::{self, Row};
 use warpkit_benches::timing;
-use warpkit_host::half::f16;
+use warpkit_host::half::{bf16, f16};
 use warpkit_host::{Element, Queue, ScanKind, Warpkit};
 
 /// Inputs rotate over at least this many bytes so that repeated runs do not hit in L2.
 const ROTATE_BYTES: usize = 256 << 20;
-const ALL_TYPES: [&str; 7] = ["u32", "i32", "f32", "u64", "i64", "f64", "f16"];
+const ALL_TYPES: [&str; 8] = ["u32", "i32", "f32", "u64", "i64", "f64", "f16", "bf16"];
 const ALL_OPS: [&str; 5] = ["reduce", "minmax", "scan", "exscan", "argmin"];
 
 /// What to run.
@@ -200,10 +200,10 @@ fn main() {
         for ty in &options.types {
             let rows = Rows {
                 reduce: options.wants(ty, "reduce"),
-                // CUB's library has no f16 exclusive scan.
+                // CUB's library has no half exclusive scan.
                 minmax: options.wants(ty, "minmax"),
                 scan: options.wants(ty, "scan"),
-                exscan: options.wants(ty, "exscan") && ty != "f16",
+                exscan: options.wants(ty, "exscan") && !matches!(ty.as_str(), "f16" | "bf16"),
             };
             match ty.as_str() {
                 "u32" => b.rows_of::<u32>(n, rows),
@@ -213,6 +213,7 @@ fn main() {
                 "i64" => b.rows_of::<i64>(n, rows),
                 "f64" => b.rows_of::<f64>(n, rows),
                 "f16" => b.rows_of::<f16>(n, rows),
+                "bf16" => b.rows_of::<bf16>(n, rows),
                 _ => unreachable!("checked by Options::parse"),
             }
         }
@@ -224,6 +225,9 @@ fn main() {
         }
         if options.wants("f16", "argmin") {
             b.arg_min::<f16>(n);
+        }
+        if options.wants("bf16", "argmin") {
+            b.arg_min::<bf16>(n);
         }
     }
     let header = format!(
@@ -388,6 +392,24 @@ impl Data for f16 {
     }
     /// CUB's `DeviceReduce::Min`/`Max` on `__half` write the extreme's two bytes and leave
     /// the accumulator slot's next two as the check's poison (0xff); warpkit writes the `f32`.
+    fn cub_extreme(self) -> Option<f32> {
+        Some(f32::from_bits(0xffff_0000 | self.to_bits() as u32))
+    }
+}
+
+/// As `f16`: multiples of 2^-4 in [-8, 8] have at most 8 significant bits, so `bf16` holds
+/// them exactly.
+impl Data for bf16 {
+    fn random(rng: &mut StdRng) -> Self {
+        bf16::from_f64(rng.random_range(-128i32..=128) as f64 / F32_GRID)
+    }
+    fn code(self) -> i128 {
+        (self.to_f64() * F32_GRID) as i128
+    }
+    fn accum(sum: i128) -> f32 {
+        (sum as f64 / F32_GRID) as f32
+    }
+    /// As for `f16`: CUB writes the `__nv_bfloat16` extreme's two bytes.
     fn cub_extreme(self) -> Option<f32> {
         Some(f32::from_bits(0xffff_0000 | self.to_bits() as u32))
     }
@@ -987,6 +1009,20 @@ impl ArgMinValue for f16 {
     type Word = u32;
     fn from_grid(k: i32) -> f16 {
         f16::from_f32(k as f32 / 256.0)
+    }
+    fn words(self, index: usize) -> [u32; 2] {
+        [self.to_bits() as u32, index as u32]
+    }
+    fn cub_value_word(self) -> Option<u32> {
+        Some(0xffff_0000 | self.to_bits() as u32)
+    }
+}
+
+/// As `f16`, rounded to the nearest `bf16` (ties in long runs).
+impl ArgMinValue for bf16 {
+    type Word = u32;
+    fn from_grid(k: i32) -> bf16 {
+        bf16::from_f32(k as f32 / 256.0)
     }
     fn words(self, index: usize) -> [u32; 2] {
         [self.to_bits() as u32, index as u32]

@@ -20,7 +20,8 @@
 //                      one warp per row with cub::WarpReduce / cub::WarpScan in a kernel of
 //                      ours, as warpkit's rows operations work (no temporary storage)
 //     type: u32 i32 u64 i64 f32 f64
-//   and seven more, beside warpkit's own forms of them (in the common unit):
+//   and seven more, beside warpkit's own forms of them (in the common unit), and the same for
+//   bf16 (__nv_bfloat16; arg_min_bf16 as arg_min_f16), all but arg_min_f32/_f64:
 //     warpkit_cub_reduce_sum_f16          __half in, one float out: cub::DeviceReduce::Reduce
 //                                         with cuda::std::plus<float> and init 0.0f (f32
 //                                         accumulation, as warpkit's f16 reduce)
@@ -45,6 +46,7 @@
 // benches/src/cub.rs lists the same names; a unit test there compares the two lists.
 #include <cub/cub.cuh>
 #include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include <cuda/functional>
 #include <cuda/std/limits>
 #include <thrust/iterator/counting_iterator.h>
@@ -228,6 +230,20 @@ extern "C" int warpkit_cub_scan_inclusive_sum_f16(WK_ARGS) {
                                           cuda::std::plus<float>{}, c, stream);
   });
 }
+extern "C" int warpkit_cub_reduce_sum_bf16(WK_ARGS) {
+  return with_count(n, [&](auto c) {
+    return cub::DeviceReduce::Reduce(temp, *temp_bytes, static_cast<const __nv_bfloat16*>(in), static_cast<float*>(out), c,
+                                     cuda::std::plus<float>{}, 0.0f, stream);
+  });
+}
+extern "C" int warpkit_cub_reduce_min_bf16(WK_ARGS) { return reduce_min<__nv_bfloat16>(WK_PASS); }
+extern "C" int warpkit_cub_reduce_max_bf16(WK_ARGS) { return reduce_max<__nv_bfloat16>(WK_PASS); }
+extern "C" int warpkit_cub_scan_inclusive_sum_bf16(WK_ARGS) {
+  return with_count(n, [&](auto c) {
+    return cub::DeviceScan::InclusiveScan(temp, *temp_bytes, static_cast<const __nv_bfloat16*>(in),
+                                          static_cast<__nv_bfloat16*>(out), cuda::std::plus<float>{}, c, stream);
+  });
+}
 // The value, then its index as an unsigned integer of the value's width (warpkit's layout).
 template <typename T, typename Index>
 int arg_min(WK_ARGS) {
@@ -238,6 +254,12 @@ int arg_min(WK_ARGS) {
 }
 extern "C" int warpkit_cub_arg_min_f32(WK_ARGS) { return arg_min<float, uint32_t>(WK_PASS); }
 extern "C" int warpkit_cub_arg_min_f64(WK_ARGS) { return arg_min<double, uint64_t>(WK_PASS); }
+extern "C" int warpkit_cub_arg_min_bf16(WK_ARGS) {
+  __nv_bfloat16* value = static_cast<__nv_bfloat16*>(out);
+  uint32_t* index = reinterpret_cast<uint32_t*>(static_cast<char*>(out) + 4);
+  return cub::DeviceReduce::ArgMin(temp, *temp_bytes, static_cast<const __nv_bfloat16*>(in), value, index,
+                                   static_cast<int64_t>(n), stream);
+}
 extern "C" int warpkit_cub_arg_min_f16(WK_ARGS) {
   __half* value = static_cast<__half*>(out);
   uint32_t* index = reinterpret_cast<uint32_t*>(static_cast<char*>(out) + 4);

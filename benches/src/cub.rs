@@ -41,12 +41,18 @@ pub const ROW_ALGOS: [&str; 4] = [
 /// `reduce_max_f16` (the `f16` extreme in bytes 0-1 of the output), `scan_inclusive_sum_f16`
 /// (f32 accumulator, `f16` out), `arg_min_f32` and `arg_min_f64` (out: the value, then the
 /// index as an unsigned integer of the value's width: warpkit's layout), `arg_min_f16` (the
-/// value in bytes 0-1, bytes 2-3 left as they were, the index as a `u32` at byte 4).
-pub const EXTRA_OPS: [(&str, &str); 7] = [
+/// value in bytes 0-1, bytes 2-3 left as they were, the index as a `u32` at byte 4), and the
+/// same five for `bf16` (`__nv_bfloat16`).
+pub const EXTRA_OPS: [(&str, &str); 12] = [
     ("reduce_sum", "f16"),
     ("reduce_min", "f16"),
     ("reduce_max", "f16"),
     ("scan_inclusive_sum", "f16"),
+    ("reduce_sum", "bf16"),
+    ("reduce_min", "bf16"),
+    ("reduce_max", "bf16"),
+    ("scan_inclusive_sum", "bf16"),
+    ("arg_min", "bf16"),
     ("arg_min", "f32"),
     ("arg_min", "f64"),
     ("arg_min", "f16"),
