@@ -380,40 +380,35 @@ impl Data for f32 {
     }
 }
 
-impl Data for f16 {
-    fn random(rng: &mut StdRng) -> Self {
-        f16::from_f64(rng.random_range(-128i32..=128) as f64 / F32_GRID)
-    }
-    fn code(self) -> i128 {
-        (self.to_f64() * F32_GRID) as i128
-    }
-    fn accum(sum: i128) -> f32 {
-        (sum as f64 / F32_GRID) as f32
-    }
-    /// CUB's `DeviceReduce::Min`/`Max` on `__half` write the extreme's two bytes and leave
-    /// the accumulator slot's next two as the check's poison (0xff); warpkit writes the `f32`.
-    fn cub_extreme(self) -> Option<f32> {
-        Some(f32::from_bits(0xffff_0000 | self.to_bits() as u32))
-    }
+/// A 4-byte output slot after CUB wrote a half's two bytes (`bits`) into it: the next two are
+/// left as the check's poison (0xff), where warpkit writes the `f32` or zeros.
+fn cub_half_in_word(bits: u16) -> u32 {
+    0xffff_0000 | bits as u32
 }
 
-/// As `f16`: multiples of 2^-4 in [-8, 8] have at most 8 significant bits, so `bf16` holds
-/// them exactly.
-impl Data for bf16 {
-    fn random(rng: &mut StdRng) -> Self {
-        bf16::from_f64(rng.random_range(-128i32..=128) as f64 / F32_GRID)
-    }
-    fn code(self) -> i128 {
-        (self.to_f64() * F32_GRID) as i128
-    }
-    fn accum(sum: i128) -> f32 {
-        (sum as f64 / F32_GRID) as f32
-    }
-    /// As for `f16`: CUB writes the `__nv_bfloat16` extreme's two bytes.
-    fn cub_extreme(self) -> Option<f32> {
-        Some(f32::from_bits(0xffff_0000 | self.to_bits() as u32))
-    }
+/// The halves as `f32`, on the same grid: multiples of 2^-4 in [-8, 8] have at most 8
+/// significant bits, so `f16` and `bf16` hold them exactly. CUB's `DeviceReduce::Min`/`Max`
+/// on `__half`/`__nv_bfloat16` write the extreme as a half ([`cub_half_in_word`]).
+macro_rules! half_data {
+    ($($t:ty),*) => {$(
+        impl Data for $t {
+            fn random(rng: &mut StdRng) -> Self {
+                <$t>::from_f64(rng.random_range(-128i32..=128) as f64 / F32_GRID)
+            }
+            fn code(self) -> i128 {
+                (self.to_f64() * F32_GRID) as i128
+            }
+            fn accum(sum: i128) -> f32 {
+                (sum as f64 / F32_GRID) as f32
+            }
+            fn cub_extreme(self) -> Option<f32> {
+                Some(f32::from_bits(cub_half_in_word(self.to_bits())))
+            }
+        }
+    )*};
 }
+
+half_data!(f16, bf16);
 
 impl Data for f64 {
     fn random(rng: &mut StdRng) -> Self {
@@ -1002,35 +997,27 @@ trait ArgMinValue: warpkit_host::ArgElement + DeviceRepr + Default + PartialOrd 
     }
 }
 
-/// `k × 2^-8` rounded to the nearest `f16` (many ties: the lowest-index rule is exercised at
-/// every size). CUB writes the value's two bytes and leaves the next two as the check's poison
-/// (0xff); warpkit writes them as zero.
-impl ArgMinValue for f16 {
-    type Word = u32;
-    fn from_grid(k: i32) -> f16 {
-        f16::from_f32(k as f32 / 256.0)
-    }
-    fn words(self, index: usize) -> [u32; 2] {
-        [self.to_bits() as u32, index as u32]
-    }
-    fn cub_value_word(self) -> Option<u32> {
-        Some(0xffff_0000 | self.to_bits() as u32)
-    }
+/// `k × 2^-8` rounded to the nearest half (many ties: the lowest-index rule is exercised at
+/// every size). CUB writes the value's two bytes ([`cub_half_in_word`]); warpkit writes the
+/// next two as zero.
+macro_rules! half_arg_min_value {
+    ($($t:ty),*) => {$(
+        impl ArgMinValue for $t {
+            type Word = u32;
+            fn from_grid(k: i32) -> $t {
+                <$t>::from_f32(k as f32 / 256.0)
+            }
+            fn words(self, index: usize) -> [u32; 2] {
+                [self.to_bits() as u32, index as u32]
+            }
+            fn cub_value_word(self) -> Option<u32> {
+                Some(cub_half_in_word(self.to_bits()))
+            }
+        }
+    )*};
 }
 
-/// As `f16`, rounded to the nearest `bf16` (ties in long runs).
-impl ArgMinValue for bf16 {
-    type Word = u32;
-    fn from_grid(k: i32) -> bf16 {
-        bf16::from_f32(k as f32 / 256.0)
-    }
-    fn words(self, index: usize) -> [u32; 2] {
-        [self.to_bits() as u32, index as u32]
-    }
-    fn cub_value_word(self) -> Option<u32> {
-        Some(0xffff_0000 | self.to_bits() as u32)
-    }
-}
+half_arg_min_value!(f16, bf16);
 
 impl ArgMinValue for f32 {
     type Word = u32;

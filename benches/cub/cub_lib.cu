@@ -214,58 +214,41 @@ template <typename T> cudaError_t rows_warp_scan_sum(const void* in, void* out, 
 // CUB_VERSION: major * 100000 + minor * 100 + patch.
 extern "C" int warpkit_cub_version(void) { return CUB_VERSION; }
 extern "C" const char* warpkit_cub_error_string(int error) { return cudaGetErrorString(static_cast<cudaError_t>(error)); }
-// f16 with an f32 accumulator: the accumulator type CUB picks is the operator's result,
-// plus<float>(float, __half) -> float.
-extern "C" int warpkit_cub_reduce_sum_f16(WK_ARGS) {
+// The halves (H: __half, __nv_bfloat16) with an f32 accumulator: the accumulator type CUB
+// picks is the operator's result, plus<float>(float, H) -> float.
+template <typename H> cudaError_t half_reduce_sum(WK_ARGS) {
   return with_count(n, [&](auto c) {
-    return cub::DeviceReduce::Reduce(temp, *temp_bytes, static_cast<const __half*>(in), static_cast<float*>(out), c,
+    return cub::DeviceReduce::Reduce(temp, *temp_bytes, static_cast<const H*>(in), static_cast<float*>(out), c,
                                      cuda::std::plus<float>{}, 0.0f, stream);
   });
 }
-extern "C" int warpkit_cub_reduce_min_f16(WK_ARGS) { return reduce_min<__half>(WK_PASS); }
-extern "C" int warpkit_cub_reduce_max_f16(WK_ARGS) { return reduce_max<__half>(WK_PASS); }
-extern "C" int warpkit_cub_scan_inclusive_sum_f16(WK_ARGS) {
+template <typename H> cudaError_t half_scan_inclusive_sum(WK_ARGS) {
   return with_count(n, [&](auto c) {
-    return cub::DeviceScan::InclusiveScan(temp, *temp_bytes, static_cast<const __half*>(in), static_cast<__half*>(out),
+    return cub::DeviceScan::InclusiveScan(temp, *temp_bytes, static_cast<const H*>(in), static_cast<H*>(out),
                                           cuda::std::plus<float>{}, c, stream);
   });
 }
-extern "C" int warpkit_cub_reduce_sum_bf16(WK_ARGS) {
-  return with_count(n, [&](auto c) {
-    return cub::DeviceReduce::Reduce(temp, *temp_bytes, static_cast<const __nv_bfloat16*>(in), static_cast<float*>(out), c,
-                                     cuda::std::plus<float>{}, 0.0f, stream);
-  });
-}
-extern "C" int warpkit_cub_reduce_min_bf16(WK_ARGS) { return reduce_min<__nv_bfloat16>(WK_PASS); }
-extern "C" int warpkit_cub_reduce_max_bf16(WK_ARGS) { return reduce_max<__nv_bfloat16>(WK_PASS); }
-extern "C" int warpkit_cub_scan_inclusive_sum_bf16(WK_ARGS) {
-  return with_count(n, [&](auto c) {
-    return cub::DeviceScan::InclusiveScan(temp, *temp_bytes, static_cast<const __nv_bfloat16*>(in),
-                                          static_cast<__nv_bfloat16*>(out), cuda::std::plus<float>{}, c, stream);
-  });
-}
-// The value, then its index as an unsigned integer of the value's width (warpkit's layout).
-template <typename T, typename Index>
+// The value, then its index (an unsigned integer of the value's width, at byte IndexAt: 4 for
+// the halves, whose value leaves bytes 2-3 as they were): warpkit's layout.
+template <typename T, typename Index, size_t IndexAt = sizeof(T)>
 int arg_min(WK_ARGS) {
   T* value = static_cast<T*>(out);
-  Index* index = reinterpret_cast<Index*>(static_cast<char*>(out) + sizeof(T));
+  Index* index = reinterpret_cast<Index*>(static_cast<char*>(out) + IndexAt);
   return cub::DeviceReduce::ArgMin(temp, *temp_bytes, static_cast<const T*>(in), value, index,
                                    static_cast<int64_t>(n), stream);
 }
+extern "C" int warpkit_cub_reduce_sum_f16(WK_ARGS) { return half_reduce_sum<__half>(WK_PASS); }
+extern "C" int warpkit_cub_reduce_min_f16(WK_ARGS) { return reduce_min<__half>(WK_PASS); }
+extern "C" int warpkit_cub_reduce_max_f16(WK_ARGS) { return reduce_max<__half>(WK_PASS); }
+extern "C" int warpkit_cub_scan_inclusive_sum_f16(WK_ARGS) { return half_scan_inclusive_sum<__half>(WK_PASS); }
+extern "C" int warpkit_cub_arg_min_f16(WK_ARGS) { return arg_min<__half, uint32_t, 4>(WK_PASS); }
+extern "C" int warpkit_cub_reduce_sum_bf16(WK_ARGS) { return half_reduce_sum<__nv_bfloat16>(WK_PASS); }
+extern "C" int warpkit_cub_reduce_min_bf16(WK_ARGS) { return reduce_min<__nv_bfloat16>(WK_PASS); }
+extern "C" int warpkit_cub_reduce_max_bf16(WK_ARGS) { return reduce_max<__nv_bfloat16>(WK_PASS); }
+extern "C" int warpkit_cub_scan_inclusive_sum_bf16(WK_ARGS) { return half_scan_inclusive_sum<__nv_bfloat16>(WK_PASS); }
+extern "C" int warpkit_cub_arg_min_bf16(WK_ARGS) { return arg_min<__nv_bfloat16, uint32_t, 4>(WK_PASS); }
 extern "C" int warpkit_cub_arg_min_f32(WK_ARGS) { return arg_min<float, uint32_t>(WK_PASS); }
 extern "C" int warpkit_cub_arg_min_f64(WK_ARGS) { return arg_min<double, uint64_t>(WK_PASS); }
-extern "C" int warpkit_cub_arg_min_bf16(WK_ARGS) {
-  __nv_bfloat16* value = static_cast<__nv_bfloat16*>(out);
-  uint32_t* index = reinterpret_cast<uint32_t*>(static_cast<char*>(out) + 4);
-  return cub::DeviceReduce::ArgMin(temp, *temp_bytes, static_cast<const __nv_bfloat16*>(in), value, index,
-                                   static_cast<int64_t>(n), stream);
-}
-extern "C" int warpkit_cub_arg_min_f16(WK_ARGS) {
-  __half* value = static_cast<__half*>(out);
-  uint32_t* index = reinterpret_cast<uint32_t*>(static_cast<char*>(out) + 4);
-  return cub::DeviceReduce::ArgMin(temp, *temp_bytes, static_cast<const __half*>(in), value, index,
-                                   static_cast<int64_t>(n), stream);
-}
 #endif
 
 // u32
