@@ -368,6 +368,11 @@ fn l2_hint_wrappers_emit_their_instruction_from_sm87() {
 }
 
 #[test]
+fn bulk_prefetch_wrappers_emit_their_instruction_from_sm90() {
+    check_family_below(shims::BULK_PREFETCH, Below::Absent);
+}
+
+#[test]
 fn grid_dependency_wrappers_emit_their_instruction_from_sm90() {
     check_family_below(shims::GRIDDEPCONTROL, Below::Absent);
 }

@@ -1,7 +1,8 @@
 //! Memory-order instructions: relaxed loads and stores at GPU scope, a timed
 //! pause, the address conversions between generic and state-space addresses, the
 //! asynchronous global-to-shared copy and its groups, vector accesses to shared memory, a
-//! read-only vector load, a streaming vector store and a prefetch into L2.
+//! read-only vector load, a streaming vector store, and prefetches into L2 (of a line, or of a
+//! whole range as one bulk operation on sm_90+).
 //!
 //! Blocks of a grid communicate through global memory (the device scan's tile status, the
 //! device reduce's ticket counter). A plain `ld` may be served by the SM's L1, which is not
@@ -354,6 +355,36 @@ pub unsafe fn prefetch_global_l2_evict_last(a: u64) {
         // SAFETY: the caller passes a global address inside an allocation.
         unsafe {
             core::arch::asm!("prefetch.global.L2::evict_last [{a}];", a = in(reg64) a,
+                options(nostack, readonly, preserves_flags));
+        }
+    }
+}
+
+/// `cp.async.bulk.prefetch.L2.global [a], size`: asks for the `size` bytes from `a` to be
+/// brought into L2, as one asynchronous bulk operation issued by the calling thread; a hint
+/// with no other effect (nothing arrives in registers or shared memory, nothing completes,
+/// later loads may still miss). Measure before relying on it: in the device reduce's float-sum
+/// tiles on an H200, each warp prefetching its next 2 KiB step this way made the `f32` sum of
+/// 2^28 items 18% slower, not faster (`docs/performance-log.md`, twenty-eighth round).
+///
+/// PTX ISA: [`cp.async.bulk.prefetch`](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cp-async-bulk-prefetch).
+/// PTX 8.0, sm_90+.
+///
+/// # Safety
+/// `a` is a 16-byte-aligned `.global` address ([`cvta_to_global_u64`]), `size` a multiple of
+/// 16, and the `size` bytes from `a` lie inside one allocation.
+#[cfg(any(
+    not(target_arch = "nvptx64"),
+    all(target_feature = "sm_90", target_feature = "ptx80")
+))]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+#[inline(always)]
+pub unsafe fn cp_async_bulk_prefetch_l2_global(a: u64, size: u32) {
+    crate::device_only! {
+        // SAFETY: the caller passes an aligned global range inside an allocation.
+        unsafe {
+            core::arch::asm!("cp.async.bulk.prefetch.L2.global [{a}], {size};",
+                a = in(reg64) a, size = in(reg32) size,
                 options(nostack, readonly, preserves_flags));
         }
     }

@@ -257,6 +257,21 @@ mod families {
             };
         }
     }
+    // SAFETY (the `unsafe` block below): `p` is the thread's own 16 aligned bytes of global
+    // memory.
+    #[cfg(any(
+        not(target_arch = "nvptx64"),
+        all(target_feature = "sm_90", target_feature = "ptx80")
+    ))]
+    shims! {
+        /// The bulk L2 prefetch (PTX 8.0, sm_90+; absent below).
+        pub BULK_PREFETCH {
+            warpkit_instr_cp_async_bulk_prefetch_l2_global => "cp.async.bulk.prefetch.L2.global" * 1, since sm_90: |a, _b, _c, p| {
+                unsafe { cp_async_bulk_prefetch_l2_global(cvta_to_global_u64(p as u64), 16) };
+                a
+            };
+        }
+    }
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     shims! {
         /// Programmatic dependent launch (PTX 7.8: sm_90+ here; absent below).
@@ -453,6 +468,7 @@ pub const FAMILIES: &[(&str, &[Shim])] = &[
     ("half simd", HALF_SIMD),
     ("async copy", ASYNC_COPY),
     ("L2 hints", L2_HINTS),
+    ("bulk prefetch", BULK_PREFETCH),
     ("grid dependency", GRIDDEPCONTROL),
     ("cluster", CLUSTER),
     ("mbarrier", MBARRIER),
