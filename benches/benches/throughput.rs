@@ -3,7 +3,11 @@
 //!
 //! Rows: reduce (sum, min, max) and inclusive scan (sum) of `u32 i32 f32 u64 i64 f64 f16
 //! bf16`, exclusive scan (sum) of the same but the halves (CUB's library has none for them),
-//! and arg-min of `f32`, `f64`, `f16` and `bf16`, at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
+//! arg-min of `f32`, `f64`, `f16` and `bf16`, and batched rows of the six 4- and 8-byte types
+//! (`rows_reduce_sum_w<W>`: each row of `W` items summed, against CUB's
+//! `DeviceSegmentedReduce::Sum`; `rows_scan_sum_w<W>`: each row's inclusive sum, against
+//! `DeviceScan::InclusiveSumByKey` keyed by row; the whole rows of the size, at each width of
+//! `--row-widths`), at 2^20, 2^24 and 2^28 items (any of 2^1..2^31 on request). Each row:
 //!
 //! 1. is checked first: both outputs are poisoned (all bytes 0xff), warpkit and CUB run once
 //!    each, and both results must equal the host's exact result bit for bit; warpkit runs a
@@ -26,12 +30,13 @@
 //! Arguments (cargo bench passes `--bench`, ignored; `BENCH_ARGS` in scripts/device-run.sh):
 //! `--sizes 20,24,28` (log2 of the item counts; `24-1` or `20+3` for 2^24 - 1 or 2^20 + 3
 //! items, a run whose last tile is partial), `--types u32,i32,f32,u64,i64,f64,f16`,
-//! `--ops reduce,minmax,scan,exscan,argmin` (`reduce` and `scan` are sums, `exscan` the
-//! exclusive sum scan), `--no-criterion`, `--quick` (2^20 and 2^24, no criterion),
+//! `--ops reduce,minmax,scan,exscan,argmin,rowsreduce,rowsscan` (`reduce` and `scan` are
+//! sums, `exscan` the exclusive sum scan), `--row-widths 1024` (the default; a list, each
+//! width its own batched rows), `--no-criterion`, `--quick` (2^20 and 2^24, no criterion),
 //! `--offset K` (inputs and scan outputs start K items into their buffers, unaligned where
 //! K items are not a multiple of 16 bytes; rows are named `operation@+K`),
 //! `--pairs N` (default 31). The same as environment variables: `WARPKIT_BENCH_SIZES`,
-//! `WARPKIT_BENCH_TYPES`, `WARPKIT_BENCH_OPS`. `--plot-from results.csv plot.svg` redraws
+//! `WARPKIT_BENCH_TYPES`, `WARPKIT_BENCH_OPS`, `WARPKIT_BENCH_ROW_WIDTHS`. `--plot-from results.csv plot.svg` redraws
 //! the plots from a saved CSV (no GPU).
 
 use criterion::Criterion;
@@ -53,7 +58,17 @@ use warpkit_host::{Element, Queue, ScanKind, Warpkit};
 /// Inputs rotate over at least this many bytes so that repeated runs do not hit in L2.
 const ROTATE_BYTES: usize = 256 << 20;
 const ALL_TYPES: [&str; 8] = ["u32", "i32", "f32", "u64", "i64", "f64", "f16", "bf16"];
-const ALL_OPS: [&str; 5] = ["reduce", "minmax", "scan", "exscan", "argmin"];
+const ALL_OPS: [&str; 7] = [
+    "reduce",
+    "minmax",
+    "scan",
+    "exscan",
+    "argmin",
+    "rowsreduce",
+    "rowsscan",
+];
+/// Types of the batched rows: those of CUB's row entry points (`cub::TYPES`).
+const ROWS_TYPES: [&str; 6] = ["u32", "i32", "f32", "u64", "i64", "f64"];
 
 /// What to run.
 struct Options {
@@ -65,6 +80,8 @@ struct Options {
     pairs: usize,
     /// Items before each input's and scan output's first item.
     offset: usize,
+    /// Row widths of the batched rows (`rowsreduce`, `rowsscan`).
+    row_widths: Vec<usize>,
 }
 
 impl Options {
@@ -114,8 +131,19 @@ impl Options {
                 .ok_or(format!("--offset: `{k}` is not an item count below 1024"))?,
             None => 0,
         };
+        let row_widths = match value("--row-widths", "WARPKIT_BENCH_ROW_WIDTHS") {
+            Some(w) => list(w.clone())
+                .iter()
+                .map(|w| w.parse::<usize>().ok().filter(|&w| w > 0))
+                .collect::<Option<Vec<_>>>()
+                .ok_or(format!(
+                    "--row-widths: `{w}` is not a list of positive widths"
+                ))?,
+            None => vec![1024],
+        };
         Ok(Options {
             offset,
+            row_widths,
             sizes,
             types: pick("--types", "WARPKIT_BENCH_TYPES", &ALL_TYPES)?,
             ops: pick("--ops", "WARPKIT_BENCH_OPS", &ALL_OPS)?,
@@ -187,6 +215,7 @@ fn main() {
         rows: Vec::new(),
         failed: Vec::new(),
         offset: options.offset,
+        row_widths: options.row_widths.clone(),
     };
     b.measure_limits();
     eprintln!(
@@ -204,6 +233,8 @@ fn main() {
                 minmax: options.wants(ty, "minmax"),
                 scan: options.wants(ty, "scan"),
                 exscan: options.wants(ty, "exscan") && !matches!(ty.as_str(), "f16" | "bf16"),
+                rows_reduce: options.wants(ty, "rowsreduce") && ROWS_TYPES.contains(&ty.as_str()),
+                rows_scan: options.wants(ty, "rowsscan") && ROWS_TYPES.contains(&ty.as_str()),
             };
             match ty.as_str() {
                 "u32" => b.rows_of::<u32>(n, rows),
@@ -470,6 +501,27 @@ fn extremes<T: Data>(data: &[T]) -> (T, T) {
     )
 }
 
+/// The exact sum of each row of `width` items.
+fn exact_row_sums<T: Data>(items: &[T], width: usize) -> Vec<T> {
+    items
+        .chunks(width)
+        .map(|row| T::from_accum(T::accum(row.iter().map(|x| x.code()).sum())))
+        .collect()
+}
+
+/// The exact inclusive prefix sums of each row of `width` items.
+fn exact_row_scans<T: Data>(items: &[T], width: usize) -> Vec<T> {
+    let mut scans = Vec::with_capacity(items.len());
+    for row in items.chunks(width) {
+        let mut through = 0i128;
+        scans.extend(row.iter().map(|x| {
+            through += x.code();
+            T::from_accum(T::accum(through))
+        }));
+    }
+    scans
+}
+
 /// Which rows of one type to run.
 #[derive(Clone, Copy)]
 struct Rows {
@@ -477,6 +529,9 @@ struct Rows {
     minmax: bool,
     scan: bool,
     exscan: bool,
+    /// Batched rows of each `--row-widths` width: reduce (sum) and inclusive scan (sum).
+    rows_reduce: bool,
+    rows_scan: bool,
 }
 
 /// `None` when `got` equals `want` bit for bit; else what differs: the first items that
@@ -524,6 +579,8 @@ struct Bench<'a> {
     failed: Vec<String>,
     /// Items before each input's and scan output's first item (`--offset`).
     offset: usize,
+    /// Widths of the batched rows (`--row-widths`).
+    row_widths: Vec<usize>,
 }
 
 /// Input and queue of run `run`, rotated over the input buffers.
@@ -699,7 +756,9 @@ impl Bench<'_> {
 
     /// The rows of `n` items of `T` that `rows` asks for.
     fn rows_of<T: Data>(&mut self, n: usize, rows: Rows) {
-        if !(rows.reduce || rows.minmax || rows.scan || rows.exscan) {
+        if !(rows.reduce || rows.minmax || rows.scan || rows.exscan)
+            && !(rows.rows_reduce || rows.rows_scan)
+        {
             return;
         }
         if let Err(e) = self.try_rows::<T>(n, rows) {
@@ -731,6 +790,22 @@ impl Bench<'_> {
             let want = exact_scan(&host, ScanKind::Exclusive, ours);
             let cub_first = T::default();
             self.scan_row(&ptrs, n, ScanKind::Exclusive, &want, Some(cub_first))?;
+        }
+        for width in self.row_widths.clone() {
+            // Whole rows only: the last `n % width` items are left out.
+            let count = n / width;
+            if count == 0 {
+                continue;
+            }
+            let items = &host[..count * width];
+            if rows.rows_reduce {
+                let want = exact_row_sums(items, width);
+                self.rows_reduce_row(&ptrs, width, &want)?;
+            }
+            if rows.rows_scan {
+                let want = exact_row_scans(items, width);
+                self.rows_scan_row(&ptrs, width, &want)?;
+            }
         }
         stream
             .synchronize()
@@ -821,6 +896,96 @@ impl Bench<'_> {
         };
         let bytes = (2 * n * std::mem::size_of::<T>()) as f64;
         self.row(algo, T::NAME, n, bytes, false, &mut ours, &mut theirs, side)?;
+        stream
+            .synchronize()
+            .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
+    }
+
+    /// Batched rows: each of the `want.len()` rows of `width` items at each of `ptrs`
+    /// (rotated) summed into one item, against CUB's `DeviceSegmentedReduce::Sum`.
+    fn rows_reduce_row<T: Data>(
+        &mut self,
+        ptrs: &[u64],
+        width: usize,
+        want: &[T],
+    ) -> Result<(), String> {
+        let (stream, lib) = (self.stream, self.lib);
+        let (count, n) = (want.len(), want.len() * width);
+        let ours_out = alloc::<T>(stream, count)?;
+        let cub_out = alloc::<T>(stream, count)?;
+        let (o, c) = (ptr(stream, &ours_out), ptr(stream, &cub_out));
+        let mut queues = self.queues(ptrs.len())?;
+        let algo = "rows_reduce_sum";
+        let mut theirs = CubCase::rows(lib, algo, T::NAME, ptrs, c, count, width, stream)?;
+        let mut ours = |_: sys::CUstream, i: u64| {
+            let (input, q) = rotated(ptrs, &mut queues, i);
+            // SAFETY: `input` holds n items of T and `o` `count`, alive until the stream is
+            // synchronized below.
+            unsafe { q.rows_reduce_raw::<T, Sum>(input, n, width, o, count) }
+                .map_err(|e| e.to_string())
+        };
+        let side = Sides {
+            ours_out: &ours_out,
+            cub_out: &cub_out,
+            want,
+            cub_first: None,
+            skip: 0,
+        };
+        let bytes = ((n + count) * std::mem::size_of::<T>()) as f64;
+        let name = format!("{algo}_w{width}");
+        self.row(&name, T::NAME, n, bytes, true, &mut ours, &mut theirs, side)?;
+        stream
+            .synchronize()
+            .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
+    }
+
+    /// Batched rows: the inclusive sum scan of each row of `width` items at each of `ptrs`
+    /// (rotated), against CUB's `DeviceScan::InclusiveSumByKey` with the row as the key.
+    fn rows_scan_row<T: Data>(
+        &mut self,
+        ptrs: &[u64],
+        width: usize,
+        want: &[T],
+    ) -> Result<(), String> {
+        let (stream, lib) = (self.stream, self.lib);
+        let n = want.len();
+        let ours_out = alloc::<T>(stream, self.offset + n)?;
+        let cub_out = alloc::<T>(stream, self.offset + n)?;
+        let first = (self.offset * std::mem::size_of::<T>()) as u64;
+        let (o, c) = (
+            ptr(stream, &ours_out) + first,
+            ptr(stream, &cub_out) + first,
+        );
+        let mut queues = self.queues(ptrs.len())?;
+        let algo = "rows_scan_sum";
+        let count = n / width;
+        let mut theirs = CubCase::rows(lib, algo, T::NAME, ptrs, c, count, width, stream)?;
+        let mut ours = |_: sys::CUstream, i: u64| {
+            let (input, q) = rotated(ptrs, &mut queues, i);
+            // SAFETY: `input` and `o` hold n items of T each, disjoint, alive until the
+            // stream is synchronized below.
+            unsafe { q.rows_scan_raw::<T, Sum>(input, o, n, width, ScanKind::Inclusive) }
+                .map_err(|e| e.to_string())
+        };
+        let side = Sides {
+            ours_out: &ours_out,
+            cub_out: &cub_out,
+            want,
+            cub_first: None,
+            skip: self.offset,
+        };
+        let bytes = (2 * n * std::mem::size_of::<T>()) as f64;
+        let name = format!("{algo}_w{width}");
+        self.row(
+            &name,
+            T::NAME,
+            n,
+            bytes,
+            false,
+            &mut ours,
+            &mut theirs,
+            side,
+        )?;
         stream
             .synchronize()
             .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
