@@ -59,6 +59,9 @@ for task in "${@:-suite}"; do
         cs inclusive-scan --type f16 --n 1000003 --offset 1
         cs reduce --type u64 --n 1000003 --offset 1
         cs rows-reduce --type f32 --n 300007 --width 1000
+        # Rows of 4096 items or more: a block per row (vectors where aligned, items otherwise).
+        cs rows-reduce --type f32 --n 300005 --width 60001 --offset 1
+        cs rows-reduce --type u64 --op max --n 262144 --width 65536
         cs rows-scan --type i64 --op min --n 300007 --width 333 --exclusive
         cs segments-reduce --type u32 --n 300007 --width 500
         cs segments-scan --type f32 --n 300007 --width 500

@@ -12,7 +12,8 @@
 //!
 //! - [`Queue::reduce`] / [`Queue::reduce_into`]: sum, min, max; [`Queue::arg_reduce`];
 //! - [`Queue::scan`] / [`Queue::scan_in_place`]: inclusive or exclusive;
-//! - [`Queue::rows_reduce`], [`Queue::rows_scan`]: rows of one width, one warp each;
+//! - [`Queue::rows_reduce`], [`Queue::rows_scan`]: rows of one width, one warp each (a block
+//!   each for the reduce of rows of 4096 items or more);
 //!   [`Queue::segments_reduce`], [`Queue::segments_scan`]: rows given by offsets;
 //! - the same on raw device addresses ([`raw`]) and for your own types and operators
 //!   ([`CustomKernels`]).

@@ -662,9 +662,15 @@ impl Queue {
         }
         let capturing = self.capturing()?;
         self.note_capture(capturing);
-        let warps_per_block = (ROWS_THREADS / 32) as usize;
-        let max_blocks = self.wk.multiprocessors() as usize * 64;
-        let grid = rows.div_ceil(warps_per_block).min(max_blocks) as u32;
+        let grid = if kind.is_none() && tuning::rows_reduce_takes_blocks(width as u64, offsets) {
+            // A block per row: as many as fit at once (the kernel strides over the rows).
+            let resident = (2048 / ROWS_THREADS) as usize;
+            rows.min(self.wk.multiprocessors() as usize * resident) as u32
+        } else {
+            let warps_per_block = (ROWS_THREADS / 32) as usize;
+            let max_blocks = self.wk.multiprocessors() as usize * 64;
+            rows.div_ceil(warps_per_block).min(max_blocks) as u32
+        };
         let params = params::Rows {
             input,
             offsets,

@@ -630,7 +630,43 @@ fn rows_and_segments_every_type() {
         rows_and_segments::<f64>(&wk, &mut rng);
         rows_and_segments::<f16>(&wk, &mut rng);
         rows_and_segments::<bf16>(&wk, &mut rng);
+        wide_rows_sum_to_the_same_bits_at_every_offset::<f32>(&wk, &mut rng);
+        wide_rows_sum_to_the_same_bits_at_every_offset::<f64>(&wk, &mut rng);
+        wide_rows_sum_to_the_same_bits_at_every_offset::<f16>(&wk, &mut rng);
         println!("{target}: rows and segments checked for every type");
+    }
+}
+
+/// Rows reduced by a block each sum to the same bits wherever they start: the vector and
+/// item-by-item paths combine a row's items in the same order. The same values, 0 to 3 items
+/// into their buffer, at a width whose rows start at every alignment and end in a partial step.
+fn wide_rows_sum_to_the_same_bits_at_every_offset<T: TestElement>(wk: &Warpkit, rng: &mut StdRng)
+where
+    T::Accum: Model,
+{
+    let s = stream();
+    let mut q = Queue::new(wk, &s).unwrap();
+    let (rows, width) = (7, 3 * 4096 + 5);
+    let data: Vec<T> = (0..rows * width).map(|_| T::finite(rng)).collect();
+    let mut sums: Vec<Vec<T>> = Vec::new();
+    for offset in 0..4 {
+        let padded: Vec<T> = std::iter::repeat_n(data[0], offset)
+            .chain(data.iter().copied())
+            .collect();
+        let input = upload(&padded);
+        let mut out = poisoned::<T>(rows);
+        q.rows_reduce(&input.slice(offset..), width, &mut out, Sum)
+            .unwrap();
+        q.synchronize().unwrap();
+        sums.push(download(&out));
+    }
+    for (offset, got) in sums.iter().enumerate().skip(1) {
+        assert_eq!(
+            bytemuck::cast_slice::<T, u8>(got),
+            bytemuck::cast_slice::<T, u8>(&sums[0]),
+            "{}: rows of {width} summed {offset} items into the buffer differ from offset 0",
+            T::NAME
+        );
     }
 }
 
@@ -647,6 +683,11 @@ where
         (257, 100),
         (64, 1000),
         (4096, 129),
+        // Rows of one width reduced by a block each (`ROWS_BLOCK_WIDTH`): exactly as wide,
+        // few and wide (unaligned rows and partial steps), a few very wide.
+        (40, 4096),
+        (3, 70001),
+        (2, 1 << 17),
     ] {
         let finite: Vec<T> = (0..rows * width).map(|_| T::finite(rng)).collect();
         let any: Vec<T> = (0..rows * width).map(|_| T::random(rng)).collect();

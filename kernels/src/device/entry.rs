@@ -111,7 +111,7 @@ macro_rules! __scan_kernel {
     };
 }
 
-/// The two row kernels (reduce and scan), one warp per row.
+/// The two row kernels (reduce and scan): one warp per row, or a block per wide row.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rows_kernels {
@@ -120,9 +120,16 @@ macro_rules! __rows_kernels {
             #[$crate::kernel(name = $reduce, max_threads = $crate::device::tuning::ROWS_THREADS)]
             unsafe fn reduce(p: $crate::abi::params::Rows) {
                 $crate::device::kernel_prologue();
-                // SAFETY: the host checks offsets and sizes.
+                let shared = $crate::__kernel_shared!($reduce, $crate::block::TempStorage<$acc>);
+                // SAFETY: the host checks offsets and sizes and launches blocks of
+                // `ROWS_THREADS`.
                 unsafe {
-                    $crate::device::rows::rows_reduce::<$item, $acc, _>(p, $op, $load, $store)
+                    $crate::device::rows::rows_reduce::<
+                        $item,
+                        $acc,
+                        _,
+                        { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) },
+                    >(p, $op, $load, $store, shared)
                 }
             }
             #[$crate::kernel(name = $scan, max_threads = $crate::device::tuning::ROWS_THREADS)]

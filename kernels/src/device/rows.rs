@@ -1,11 +1,19 @@
-//! Batched reduce and scan: one warp per row, rows of one width or given by offsets.
+//! Batched reduce and scan: rows of one width or given by offsets, one warp per row; the
+//! reduce of rows of one width of at least
+//! [`ROWS_BLOCK_WIDTH`](super::tuning::ROWS_BLOCK_WIDTH) items gives each row a block.
+//! Blocks stride over the rows, so any grid gives the same results.
 
-use super::tuning::ROWS_SCAN_ITEMS;
+use super::Vector;
+use super::tuning::{
+    ROWS_BLOCK_VECTORS, ROWS_SCAN_ITEMS, ROWS_THREADS, rows_reduce_takes_blocks, vectorizes,
+};
 use crate::abi::params;
+use crate::block::{self, TempStorage};
 use crate::kernel::{self as thread, lane_id};
 use crate::ops::ReduceOp;
 use crate::warp::Warp;
 use bytemuck::Pod;
+use core::mem::size_of;
 
 /// The `[start, end)` of `row`: from `offsets` if not null, else `row * width`.
 #[inline(always)]
@@ -18,19 +26,25 @@ unsafe fn row_range(row: usize, width: usize, offsets: *const u64) -> (usize, us
     }
 }
 
-/// One warp per row: `output[row]` is `store` of the row's reduction (items combined as `A`).
+/// `output[row]` is `store` of the row's reduction (items combined as `A`): one warp per row,
+/// or one block per row for wide rows and a commutative `op` ([`rows_reduce_takes_blocks`]).
 ///
 /// # Safety
 /// `p` as documented on [`params::Rows`]: `input` holds every row, `output` has `rows` items,
-/// `offsets` is null or has `rows + 1` non-decreasing entries inside `input`; the block size
-/// is a multiple of 32.
+/// `offsets` is null or has `rows + 1` non-decreasing entries inside `input`; blocks of
+/// [`ROWS_THREADS`] threads; `shared` is this block's shared memory.
 #[inline(always)]
-pub unsafe fn rows_reduce<T: Pod, A: Pod, Op: ReduceOp<A>>(
+pub unsafe fn rows_reduce<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
     p: params::Rows,
     op: Op,
     load: impl Fn(T) -> A,
     store: impl Fn(A) -> T,
+    shared: *mut TempStorage<A>,
 ) {
+    if Op::COMMUTATIVE && rows_reduce_takes_blocks(p.width, p.offsets) {
+        // SAFETY: forwarded; the block's shared memory is its storage alone.
+        return unsafe { block_rows_reduce::<T, A, Op, VEC>(p, op, load, store, &*shared) };
+    }
     let (input, output) = (p.input as *const T, p.output as *mut T);
     let lane = lane_id() as usize;
     let warps = thread::grid_threads() / 32;
@@ -79,6 +93,73 @@ pub unsafe fn rows_reduce<T: Pod, A: Pod, Op: ReduceOp<A>>(
             }
         }
         row += warps;
+    }
+}
+
+/// Block `b` reduces rows `b, b + grid, …` ([`ROWS_BLOCK_WIDTH`](super::tuning::ROWS_BLOCK_WIDTH)
+/// items or more each), in steps
+/// of `ROWS_THREADS × VEC × ROWS_BLOCK_VECTORS` items: in each step thread `t` combines the
+/// items of the step's vectors `t, t + ROWS_THREADS, …` in order, then the block reduces the
+/// threads' values. A whole step of a 16-byte-aligned row is loaded as vectors (all of a
+/// thread's in flight), any other item by item in the same order: a row's bits depend on its
+/// values alone, not on its address.
+///
+/// # Safety
+/// As [`rows_reduce`], with rows of one width (`p.offsets` null) and `op` commutative.
+#[inline(always)]
+unsafe fn block_rows_reduce<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
+    p: params::Rows,
+    op: Op,
+    load: impl Fn(T) -> A,
+    store: impl Fn(A) -> T,
+    storage: &TempStorage<A>,
+) {
+    const U: usize = ROWS_BLOCK_VECTORS;
+    let (input, output) = (p.input as *const T, p.output as *mut T);
+    let (width, threads) = (p.width as usize, ROWS_THREADS as usize);
+    let step = threads * VEC * U;
+    let tid = thread::thread_idx_x() as usize;
+    let mut row = thread::block_idx_x() as usize;
+    while row < p.rows as usize {
+        let (start, end) = (row * width, row * width + width);
+        let mut acc = op.identity();
+        let mut base = start;
+        // SAFETY: the caller's conditions; every item read is inside the row (a vector only
+        // where the whole step is), and every thread of the block takes the same rows, so all
+        // of them reach the block reduce.
+        unsafe {
+            while base < end {
+                let vectors = input.add(base) as *const Vector<T, VEC>;
+                if vectorizes(size_of::<T>()) && base + step <= end && vectors.is_aligned() {
+                    let mut loaded = [Vector([T::zeroed(); VEC]); U];
+                    #[allow(clippy::needless_range_loop)] // index loops unroll into registers
+                    for u in 0..U {
+                        loaded[u] = *vectors.add(u * threads + tid);
+                    }
+                    #[allow(clippy::needless_range_loop)]
+                    for u in 0..U {
+                        for e in 0..VEC {
+                            acc = op.combine(acc, load(loaded[u].0[e]));
+                        }
+                    }
+                } else {
+                    for u in 0..U {
+                        let first = base + (u * threads + tid) * VEC;
+                        for e in 0..VEC {
+                            if first + e < end {
+                                acc = op.combine(acc, load(*input.add(first + e)));
+                            }
+                        }
+                    }
+                }
+                base += step;
+            }
+            let total = block::reduce(acc, op, storage);
+            if tid == 0 {
+                *output.add(row) = store(total);
+            }
+        }
+        row += thread::grid_dim_x() as usize;
     }
 }
 
