@@ -812,6 +812,23 @@ impl Bench<'_> {
             .map_err(|e| format!("wait for the stream before freeing the buffers: {e}"))
     }
 
+    /// Both sides' scan outputs of `n` items, each `--offset` items into its buffer, and the
+    /// address of each one's first item.
+    fn scan_outputs<T: Data>(
+        &self,
+        n: usize,
+    ) -> Result<(CudaSlice<T>, CudaSlice<T>, u64, u64), String> {
+        let stream = self.stream;
+        let ours_out = alloc::<T>(stream, self.offset + n)?;
+        let cub_out = alloc::<T>(stream, self.offset + n)?;
+        let first = (self.offset * std::mem::size_of::<T>()) as u64;
+        let (o, c) = (
+            ptr(stream, &ours_out) + first,
+            ptr(stream, &cub_out) + first,
+        );
+        Ok((ours_out, cub_out, o, c))
+    }
+
     /// One queue per input buffer: run `i` takes input and queue `i % count`, as CUB's side
     /// rotates its temporary storage ([`CubCase`]), so that neither side's figure rests on
     /// where one allocation of its storage landed.
@@ -840,7 +857,7 @@ impl Bench<'_> {
         let mut ours = |_: sys::CUstream, i: u64| {
             let (input, q) = rotated(ptrs, &mut queues, i);
             // SAFETY: `input` holds n items of T and `o` one accumulator, both alive until
-            // the stream is synchronized by the caller.
+            // `row` has waited for the stream.
             unsafe { q.reduce_into_raw::<T, O>(input, n, o, 1) }.map_err(|e| e.to_string())
         };
         let side = Sides {
@@ -851,10 +868,7 @@ impl Bench<'_> {
             skip: 0,
         };
         let bytes = (n * std::mem::size_of::<T>()) as f64;
-        self.row(algo, T::NAME, n, bytes, true, &mut ours, &mut theirs, side)?;
-        stream
-            .synchronize()
-            .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
+        self.row(algo, T::NAME, n, bytes, true, &mut ours, &mut theirs, side)
     }
 
     /// One scan row (sums): the `n` items at each of `ptrs` (rotated) into an output of `n`.
@@ -872,19 +886,13 @@ impl Bench<'_> {
             ScanKind::Inclusive => "scan_inclusive_sum",
             ScanKind::Exclusive => "scan_exclusive_sum",
         };
-        let ours_out = alloc::<T>(stream, self.offset + n)?;
-        let cub_out = alloc::<T>(stream, self.offset + n)?;
-        let first = (self.offset * std::mem::size_of::<T>()) as u64;
-        let (o, c) = (
-            ptr(stream, &ours_out) + first,
-            ptr(stream, &cub_out) + first,
-        );
+        let (ours_out, cub_out, o, c) = self.scan_outputs::<T>(n)?;
         let mut queues = self.queues(ptrs.len())?;
         let mut theirs = CubCase::device(lib, algo, T::NAME, ptrs, c, n, stream)?;
         let mut ours = |_: sys::CUstream, i: u64| {
             let (input, q) = rotated(ptrs, &mut queues, i);
-            // SAFETY: `input` and `o` hold n items of T each, disjoint, alive until the
-            // stream is synchronized below.
+            // SAFETY: `input` and `o` hold n items of T each, disjoint, alive until `row` has
+            // waited for the stream.
             unsafe { q.scan_raw::<T, Sum>(input, o, n, kind) }.map_err(|e| e.to_string())
         };
         let side = Sides {
@@ -895,10 +903,7 @@ impl Bench<'_> {
             skip: self.offset,
         };
         let bytes = (2 * n * std::mem::size_of::<T>()) as f64;
-        self.row(algo, T::NAME, n, bytes, false, &mut ours, &mut theirs, side)?;
-        stream
-            .synchronize()
-            .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
+        self.row(algo, T::NAME, n, bytes, false, &mut ours, &mut theirs, side)
     }
 
     /// Batched rows: each of the `want.len()` rows of `width` items at each of `ptrs`
@@ -919,8 +924,8 @@ impl Bench<'_> {
         let mut theirs = CubCase::rows(lib, algo, T::NAME, ptrs, c, count, width, stream)?;
         let mut ours = |_: sys::CUstream, i: u64| {
             let (input, q) = rotated(ptrs, &mut queues, i);
-            // SAFETY: `input` holds n items of T and `o` `count`, alive until the stream is
-            // synchronized below.
+            // SAFETY: `input` holds n items of T and `o` `count`, alive until `row` has waited
+            // for the stream.
             unsafe { q.rows_reduce_raw::<T, Sum>(input, n, width, o, count) }
                 .map_err(|e| e.to_string())
         };
@@ -933,10 +938,7 @@ impl Bench<'_> {
         };
         let bytes = ((n + count) * std::mem::size_of::<T>()) as f64;
         let name = format!("{algo}_w{width}");
-        self.row(&name, T::NAME, n, bytes, true, &mut ours, &mut theirs, side)?;
-        stream
-            .synchronize()
-            .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
+        self.row(&name, T::NAME, n, bytes, true, &mut ours, &mut theirs, side)
     }
 
     /// Batched rows: the inclusive sum scan of each row of `width` items at each of `ptrs`
@@ -949,21 +951,15 @@ impl Bench<'_> {
     ) -> Result<(), String> {
         let (stream, lib) = (self.stream, self.lib);
         let n = want.len();
-        let ours_out = alloc::<T>(stream, self.offset + n)?;
-        let cub_out = alloc::<T>(stream, self.offset + n)?;
-        let first = (self.offset * std::mem::size_of::<T>()) as u64;
-        let (o, c) = (
-            ptr(stream, &ours_out) + first,
-            ptr(stream, &cub_out) + first,
-        );
+        let (ours_out, cub_out, o, c) = self.scan_outputs::<T>(n)?;
         let mut queues = self.queues(ptrs.len())?;
         let algo = "rows_scan_sum";
         let count = n / width;
         let mut theirs = CubCase::rows(lib, algo, T::NAME, ptrs, c, count, width, stream)?;
         let mut ours = |_: sys::CUstream, i: u64| {
             let (input, q) = rotated(ptrs, &mut queues, i);
-            // SAFETY: `input` and `o` hold n items of T each, disjoint, alive until the
-            // stream is synchronized below.
+            // SAFETY: `input` and `o` hold n items of T each, disjoint, alive until `row` has
+            // waited for the stream.
             unsafe { q.rows_scan_raw::<T, Sum>(input, o, n, width, ScanKind::Inclusive) }
                 .map_err(|e| e.to_string())
         };
@@ -985,10 +981,7 @@ impl Bench<'_> {
             &mut ours,
             &mut theirs,
             side,
-        )?;
-        stream
-            .synchronize()
-            .map_err(|e| format!("wait for the stream before freeing the outputs: {e}"))
+        )
     }
 
     /// Arg-min of `n` random `f32` or `f64` (multiples of 2^-8 in [-2^15, 2^15): at 2^28
@@ -1026,7 +1019,7 @@ impl Bench<'_> {
         let mut theirs = CubCase::device(lib, "arg_min", T::NAME, &ptrs, c, n, stream)?;
         let mut ours = |_: sys::CUstream, i: u64| {
             let (input, q) = rotated(&ptrs, &mut queues, i);
-            // SAFETY: `input` holds n items, `o` two words, alive until the synchronize below.
+            // SAFETY: `input` holds n items, `o` two words, alive until `row` has waited.
             unsafe { q.arg_reduce_into_raw::<T, ArgMin>(input, n, o) }.map_err(|e| e.to_string())
         };
         let side = Sides {
@@ -1046,13 +1039,11 @@ impl Bench<'_> {
             &mut ours,
             &mut theirs,
             side,
-        )?;
-        stream
-            .synchronize()
-            .map_err(|e| format!("wait for the stream before freeing the buffers: {e}"))
+        )
     }
 
-    /// Checks a row ([`Bench::check`]); times it if it passed, reports it if not.
+    /// Checks a row ([`Bench::check`]); times it if it passed, reports it if not; then waits
+    /// for the stream, so that the caller may free the row's buffers.
     #[allow(clippy::too_many_arguments)]
     fn row<V: Out>(
         &mut self,
@@ -1067,15 +1058,12 @@ impl Bench<'_> {
     ) -> Result<(), String> {
         let what = format!("{algo} {ty} {}", report::size_label(n));
         match self.check(&what, ours, theirs, &side)? {
-            None => {
-                self.time(algo, ty, n, bytes, read_limit, ours, theirs);
-                Ok(())
-            }
-            Some(e) => {
-                self.reject(e);
-                Ok(())
-            }
+            None => self.time(algo, ty, n, bytes, read_limit, ours, theirs),
+            Some(e) => self.reject(e),
         }
+        self.stream
+            .synchronize()
+            .map_err(|e| format!("{what}: wait for the stream before freeing the outputs: {e}"))
     }
 
     /// One run of each side into poisoned outputs, compared with the host's result bit for
