@@ -756,8 +756,12 @@ impl Bench<'_> {
 
     /// The rows of `n` items of `T` that `rows` asks for.
     fn rows_of<T: Data>(&mut self, n: usize, rows: Rows) {
-        if !(rows.reduce || rows.minmax || rows.scan || rows.exscan)
-            && !(rows.rows_reduce || rows.rows_scan)
+        if !(rows.reduce
+            || rows.minmax
+            || rows.scan
+            || rows.exscan
+            || rows.rows_reduce
+            || rows.rows_scan)
         {
             return;
         }

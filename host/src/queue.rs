@@ -53,9 +53,10 @@ pub struct Queue {
     offsets: Option<Buffer<u64>>,
     /// The host copy of the offsets last uploaded ([`Queue::upload_offsets`]).
     staged_offsets: Option<StagedOffsets>,
-    /// Reduce blocks per multiprocessor of each reduce kernel launched on this queue, asked of
-    /// the driver at its first launch (not on every launch: small reduces are host-bound).
-    reduce_blocks: Vec<(Kernel, u32)>,
+    /// Blocks resident per multiprocessor of each kernel whose grid fills the device (the
+    /// device reduce, the block-per-row reduce), asked of the driver at its first launch (not
+    /// on every launch: small reduces are host-bound).
+    resident_blocks: Vec<(Kernel, u32)>,
     /// The largest cluster of each scan kernel launched on this queue, asked of the driver at
     /// its first launch ([`Kernel::cluster_blocks`]).
     scan_clusters: Vec<(Kernel, u32)>,
@@ -214,7 +215,7 @@ impl Queue {
             scan: None,
             offsets: None,
             staged_offsets: None,
-            reduce_blocks: Vec::new(),
+            resident_blocks: Vec::new(),
             scan_clusters: Vec::new(),
             reduce_grid: None,
             captured: 0,
@@ -474,10 +475,15 @@ impl Queue {
     /// Blocks of `kernel` the reduce grid puts on each multiprocessor: as many as are resident
     /// at once, at most [`REDUCE_BLOCKS_PER_SM`].
     fn reduce_blocks_per_sm(&mut self, kernel: Kernel) -> Result<u32, Error> {
-        per_kernel(&mut self.reduce_blocks, kernel, || {
-            Ok(kernel
-                .resident_blocks(REDUCE_THREADS)?
-                .min(REDUCE_BLOCKS_PER_SM))
+        Ok(self
+            .resident_blocks(kernel, REDUCE_THREADS)?
+            .min(REDUCE_BLOCKS_PER_SM))
+    }
+
+    /// Blocks of `kernel`, of `threads` threads each, resident at once on one multiprocessor.
+    fn resident_blocks(&mut self, kernel: Kernel, threads: u32) -> Result<u32, Error> {
+        per_kernel(&mut self.resident_blocks, kernel, || {
+            kernel.resident_blocks(threads)
         })
     }
 
@@ -645,7 +651,8 @@ impl Queue {
         Ok(buffer.ptr)
     }
 
-    /// Enqueues a rows kernel: one warp per row.
+    /// Enqueues a rows kernel: one warp per row, or one block per row for the reduce of wide
+    /// rows of one width ([`tuning::rows_reduce_takes_blocks`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn enqueue_rows(
         &mut self,
@@ -664,8 +671,8 @@ impl Queue {
         self.note_capture(capturing);
         let grid = if kind.is_none() && tuning::rows_reduce_takes_blocks(width as u64, offsets) {
             // A block per row: as many as fit at once (the kernel strides over the rows).
-            let resident = (2048 / ROWS_THREADS) as usize;
-            rows.min(self.wk.multiprocessors() as usize * resident) as u32
+            let per_sm = self.resident_blocks(kernel, ROWS_THREADS)?;
+            rows.min((self.wk.multiprocessors() * per_sm) as usize) as u32
         } else {
             let warps_per_block = (ROWS_THREADS / 32) as usize;
             let max_blocks = self.wk.multiprocessors() as usize * 64;
