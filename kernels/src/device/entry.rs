@@ -136,7 +136,14 @@ macro_rules! __rows_kernels {
             unsafe fn scan(p: $crate::abi::params::Rows) {
                 $crate::device::kernel_prologue();
                 // SAFETY: the host checks offsets and sizes.
-                unsafe { $crate::device::rows::rows_scan::<$item, $acc, _>(p, $op, $load, $store) }
+                unsafe {
+                    $crate::device::rows::rows_scan::<
+                        $item,
+                        $acc,
+                        _,
+                        { $crate::device::tuning::vector_items(core::mem::size_of::<$item>()) },
+                    >(p, $op, $load, $store)
+                }
             }
         };
     };
