@@ -212,7 +212,10 @@ unsafe fn warp_rows_scan<
     load: impl Fn(T) -> A,
     store: impl Fn(A) -> T,
 ) {
-    const { assert!(!VECTORS || ITEMS * size_of::<T>() == 16) };
+    // Not a `const` assertion: `rows_scan` names this function with `VECTORS` for items of
+    // every size, and rustc evaluates a named function's `const` blocks even where the branch
+    // that calls it is never taken (a `custom_kernels!` value of 12 bytes failed to build).
+    let vectors = VECTORS && ITEMS * size_of::<T>() == 16;
     let (input, output) = (p.input as *const T, p.output as *mut T);
     let exclusive = p.exclusive != 0;
     let lane = lane_id() as usize;
@@ -230,7 +233,7 @@ unsafe fn warp_rows_scan<
                 let first = base + lane * ITEMS;
                 let whole = first + ITEMS <= end;
                 let mut items = [op.identity(); ITEMS];
-                if VECTORS && whole && (input.add(first) as usize).is_multiple_of(16) {
+                if vectors && whole && (input.add(first) as usize).is_multiple_of(16) {
                     let vector = *(input.add(first) as *const Vector<T, ITEMS>);
                     unrolled::<ITEMS>(|k| items[k] = load(vector.0[k]));
                 } else {
@@ -258,7 +261,7 @@ unsafe fn warp_rows_scan<
                     out[k] = store(if exclusive { run } else { inclusive });
                     run = inclusive;
                 });
-                if VECTORS && whole && (output.add(first) as usize).is_multiple_of(16) {
+                if vectors && whole && (output.add(first) as usize).is_multiple_of(16) {
                     *(output.add(first) as *mut Vector<T, ITEMS>) = Vector(out);
                 } else {
                     unrolled::<ITEMS>(|k| {

@@ -27,6 +27,30 @@ mod conformance;
 #[cfg(all(target_arch = "nvptx64", feature = "legacy-shfl"))]
 mod legacy;
 
+/// The wrapping sum of three `u32`s, for [`custom_kernels!`](warpkit::custom_kernels) over a
+/// 12-byte value: one that moves in no 16-byte vector, so that its kernels are built (and
+/// checked by `ptxas`) on every target, as a user's would be.
+#[derive(Clone, Copy)]
+pub struct AddU32x3;
+
+impl warpkit::ops::ReduceOp<[u32; 3]> for AddU32x3 {
+    #[inline(always)]
+    fn identity(self) -> [u32; 3] {
+        [0; 3]
+    }
+    #[inline(always)]
+    fn combine(self, a: [u32; 3], b: [u32; 3]) -> [u32; 3] {
+        [
+            a[0].wrapping_add(b[0]),
+            a[1].wrapping_add(b[1]),
+            a[2].wrapping_add(b[2]),
+        ]
+    }
+}
+
+#[cfg(not(feature = "legacy-shfl"))]
+warpkit::custom_kernels! { prefix: warpkit_test_u32x3, value: [u32; 3], op: AddU32x3 }
+
 /// The bits of `value`, or for one `v` in 8 those of a special value picked by `v`'s high
 /// bits: a quiet NaN (a quarter), an infinity (a quarter) or a zero (half), each of either
 /// sign; `nan`, `infinity` and `sign` are the float's bit patterns. The conformance kernels'
