@@ -4,7 +4,8 @@
 //! Blocks stride over the rows, so any grid gives the same results.
 
 use super::tuning::{
-    ROWS_BLOCK_VECTORS, ROWS_SCAN_ITEMS, ROWS_THREADS, rows_reduce_takes_blocks, vectorizes,
+    ROWS_BLOCK_VECTORS, ROWS_SCAN_ITEMS, ROWS_THREADS, rows_reduce_takes_blocks,
+    rows_scan_moves_vectors, vectorizes,
 };
 use super::{Vector, unrolled};
 use crate::abi::params;
@@ -164,11 +165,8 @@ unsafe fn block_rows_reduce<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
 }
 
 /// One warp per row: the row's inclusive (or exclusive) scan into the same positions of
-/// `output`. Each lane takes a run of consecutive items per step: 8-byte items one 16-byte
-/// vector of `VEC` (2), others [`ROWS_SCAN_ITEMS`]. The same vectors for 4-byte items (and 8
-/// halves per lane) raised those kernels from 32 registers to 40 (`ptxas` 12.9, sm_90), 6
-/// blocks per SM instead of 8: on an H200 rows of 32 `u32` at 2^28 took 1403 µs instead of
-/// 1050, and width 1024 gained 1% (536 → 530 µs); under `.minnctapersm 8` they spilled.
+/// `output`. Each lane takes a run of consecutive items per step: one 16-byte vector of `VEC`
+/// items where [`rows_scan_moves_vectors`], else [`ROWS_SCAN_ITEMS`] items.
 ///
 /// # Safety
 /// As [`rows_reduce`], with `output` the same length as `input`.
@@ -181,17 +179,17 @@ pub unsafe fn rows_scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
 ) {
     // SAFETY: forwarded.
     unsafe {
-        if size_of::<T>() == 8 {
-            warp_rows_scan::<T, A, Op, VEC, true>(p, op, load, store)
+        if rows_scan_moves_vectors(size_of::<T>()) {
+            warp_rows_scan::<T, A, Op, VEC>(p, op, load, store)
         } else {
-            warp_rows_scan::<T, A, Op, ROWS_SCAN_ITEMS, false>(p, op, load, store)
+            warp_rows_scan::<T, A, Op, ROWS_SCAN_ITEMS>(p, op, load, store)
         }
     }
 }
 
-/// [`rows_scan`] with `ITEMS` items per lane and step; with `VECTORS` (`ITEMS` of `T` make 16
-/// bytes), those of a lane whose run is whole and 16-byte aligned are loaded and stored as one
-/// vector. On an H200, rows of 1024 `u64` at 2^24 items, four items per lane loaded and stored
+/// [`rows_scan`] with `ITEMS` items per lane and step; where [`rows_scan_moves_vectors`] (and
+/// so `ITEMS` of `T` make 16 bytes), those of a lane whose run is whole and 16-byte aligned
+/// are loaded and stored as one vector. On an H200, rows of 1024 `u64` at 2^24 items, four items per lane loaded and stored
 /// one by one: 167 µs, L2 83% busy and DRAM 32%
 /// (`bench-results/ncu-h200-2026-11-29-rows-scan-w1024.txt`): each store instruction wrote 8
 /// bytes into each of 32 sectors. In vectors of two, at 2^28: `u64` 2527 → 1083 µs (0.49 →
@@ -200,22 +198,17 @@ pub unsafe fn rows_scan<T: Pod, A: Pod, Op: ReduceOp<A>, const VEC: usize>(
 /// # Safety
 /// As [`rows_scan`].
 #[inline(always)]
-unsafe fn warp_rows_scan<
-    T: Pod,
-    A: Pod,
-    Op: ReduceOp<A>,
-    const ITEMS: usize,
-    const VECTORS: bool,
->(
+unsafe fn warp_rows_scan<T: Pod, A: Pod, Op: ReduceOp<A>, const ITEMS: usize>(
     p: params::Rows,
     op: Op,
     load: impl Fn(T) -> A,
     store: impl Fn(A) -> T,
 ) {
-    // Not a `const` assertion: `rows_scan` names this function with `VECTORS` for items of
-    // every size, and rustc evaluates a named function's `const` blocks even where the branch
-    // that calls it is never taken (a `custom_kernels!` value of 12 bytes failed to build).
-    let vectors = VECTORS && ITEMS * size_of::<T>() == 16;
+    // Also a check of the size, not a `const` assertion: `rows_scan` names this function with
+    // `VEC` items for items of every size, and rustc evaluates a named function's `const`
+    // blocks even where the branch that calls it is never taken (a `custom_kernels!` value
+    // of 12 bytes failed to build).
+    let vectors = rows_scan_moves_vectors(size_of::<T>()) && ITEMS * size_of::<T>() == 16;
     let (input, output) = (p.input as *const T, p.output as *mut T);
     let exclusive = p.exclusive != 0;
     let lane = lane_id() as usize;
